@@ -1,0 +1,1 @@
+"""Code generation: TIR to native code through LLVM, and a reference interpreter."""

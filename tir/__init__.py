@@ -1,0 +1,31 @@
+"""tirlite's tensor IR: TVM-style TIR expressions, statements, functions and tools.
+
+>>> from tir import ir_builder
+>>> ib = ir_builder.create()
+"""
+
+from . import dtype as _dtype_mod
+from .buffer import Buffer, decl_buffer
+from .dtype import DataType
+from .expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, BinaryOpNode, Broadcast, BufferLoad, Call, Cast,
+    CmpOpNode, Div, FloatImm, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or,
+    PrimExpr, Ramp, Select, Shuffle, SizeVar, StringImm, Sub, Var,
+)
+from .function import IRModule, PrimFunc
+from .node import Node
+from .op import (
+    abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
+    call_pure_extern, cast, ceil, const, convert, cos, div, erf, exp, exp2, exp10, floor,
+    floordiv, floormod, fma, if_then_else, indexdiv, indexmod, isinf, isnan, likely, log,
+    log1p, log2, log10, logical_and, logical_not, logical_or, max, max_value, min, min_value,
+    nearbyint, popcount, pow, reinterpret, round, rsqrt, select, shift_left, shift_right,
+    sigmoid, sin, size_var, sqrt, tan, tanh, trunc, truncdiv, truncmod, var, vscale,
+)
+from .stmt import (
+    Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,
+    SeqStmt, Stmt, While,
+)
+from . import arith  # noqa: E402
+from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
+

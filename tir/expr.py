@@ -1,0 +1,691 @@
+"""Expression nodes of TIR.
+
+Every expression carries its ``dtype`` (a string such as ``"float32x4"``).
+Constructors accept Python numbers where an expression is expected, check
+their operands and raise ``TypeError`` naming both dtypes on a mismatch.
+Python operators on expressions (``+``, ``<``, ``&`` ...) build nodes with
+TVM's type promotion and constant folding; see ``tir.op``.
+
+>>> x = Var("x", "int32")
+>>> e = Add(x, 1)
+>>> e.dtype, e.b.value
+('int32', 1)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from . import dtype as dt
+from .node import (
+    BUFFER,
+    Node,
+    buffer_field,
+    expr_field,
+    exprs_field,
+    node,
+)
+
+
+class PrimExpr(Node):
+    """Base of all expressions. Operators build IR; identity is ``is``."""
+
+    __slots__ = ()
+    dtype: str
+
+    # Operators build IR nodes (see tir.op); the hash stays identity-based.
+    __hash__ = object.__hash__
+
+    def __add__(self, other):
+        return _op.add(self, other)
+
+    def __radd__(self, other):
+        return _op.add(other, self)
+
+    def __sub__(self, other):
+        return _op.sub(self, other)
+
+    def __rsub__(self, other):
+        return _op.sub(other, self)
+
+    def __mul__(self, other):
+        return _op.mul(self, other)
+
+    def __rmul__(self, other):
+        return _op.mul(other, self)
+
+    def __truediv__(self, other):
+        return _op.true_divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _op.true_divide(other, self)
+
+    def __floordiv__(self, other):
+        return _op.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _op.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _op.floormod(self, other)
+
+    def __rmod__(self, other):
+        return _op.floormod(other, self)
+
+    def __neg__(self):
+        return _op.neg(self)
+
+    def __lt__(self, other):
+        return _op.less(self, other)
+
+    def __le__(self, other):
+        return _op.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _op.greater(self, other)
+
+    def __ge__(self, other):
+        return _op.greater_equal(self, other)
+
+    def __eq__(self, other):
+        return _op.equal_node(self, other)
+
+    def __ne__(self, other):
+        return _op.not_equal_node(self, other)
+
+    def __and__(self, other):
+        return _op.logical_or_bitwise("and", self, other)
+
+    def __rand__(self, other):
+        return _op.logical_or_bitwise("and", other, self)
+
+    def __or__(self, other):
+        return _op.logical_or_bitwise("or", self, other)
+
+    def __ror__(self, other):
+        return _op.logical_or_bitwise("or", other, self)
+
+    def __xor__(self, other):
+        return _op.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return _op.bitwise_xor(other, self)
+
+    def __invert__(self):
+        return _op.invert(self)
+
+    def __lshift__(self, other):
+        return _op.shift_left(self, other)
+
+    def __rshift__(self, other):
+        return _op.shift_right(self, other)
+
+    def __bool__(self):
+        raise TypeError(
+            f"cannot use the truth value of the TIR expression {self!s}: it is not known "
+            "until the program runs; use tir.all / tir.any to combine conditions, or "
+            "tir.Select / ib.if_scope to branch on one"
+        )
+
+    def astype(self, dtype: str) -> "PrimExpr":
+        """This expression cast to ``dtype`` (no node if already of it)."""
+        return _op.cast(dtype, self)
+
+
+def _check_dtype(value: Any, owner: str, field: str) -> str:
+    try:
+        return dt.canonical(str(value))
+    except ValueError as err:
+        raise ValueError(f"{owner}: invalid {field} {value!r}: {err}") from None
+
+
+# ---------------------------------------------------------------- leaves
+
+
+@node
+class Var(PrimExpr):
+    """A variable. ``type_annotation`` is the element dtype a handle points to."""
+
+    name: str = attrs.field(default="v")
+    dtype: str = attrs.field(default="int32")
+    type_annotation: str | None = attrs.field(default=None)
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"Var: name must be a str, got {type(self.name).__name__}")
+        object.__setattr__(self, "dtype", _check_dtype(self.dtype, "Var", "dtype"))
+
+
+@node
+class SizeVar(Var):
+    """A variable known to be non-negative (a size)."""
+
+
+@node
+class IntImm(PrimExpr):
+    """An integer (or bool) constant."""
+
+    dtype: str
+    value: int
+
+    def __attrs_post_init__(self):
+        dtype = _check_dtype(self.dtype, "IntImm", "dtype")
+        t = dt.DataType(dtype)
+        if not (t.is_integer or t.is_bool) or t.is_vector:
+            raise TypeError(f"IntImm: dtype must be a scalar integer or bool, got {dtype}")
+        value = self.value
+        if isinstance(value, float) and not value.is_integer() or not isinstance(
+            value, (int, float)
+        ):
+            raise TypeError(f"IntImm: value must be an integer, got {value!r}")
+        value = int(value)
+        if not t.min_value() <= value <= t.max_value():
+            raise ValueError(
+                f"IntImm: value {value} does not fit in {dtype} "
+                f"[{t.min_value()}, {t.max_value()}]"
+            )
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "value", value)
+
+    def __int__(self) -> int:
+        return self.value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+@node
+class FloatImm(PrimExpr):
+    """A floating-point constant."""
+
+    dtype: str
+    value: float
+
+    def __attrs_post_init__(self):
+        dtype = _check_dtype(self.dtype, "FloatImm", "dtype")
+        t = dt.DataType(dtype)
+        if not t.is_float or t.is_vector:
+            raise TypeError(f"FloatImm: dtype must be a scalar float, got {dtype}")
+        if not isinstance(self.value, (int, float)):
+            raise TypeError(f"FloatImm: value must be a number, got {self.value!r}")
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "value", _round_float(float(self.value), t.bits))
+
+    def __float__(self) -> float:
+        return self.value
+
+
+def _round_float(value: float, bits: int) -> float:
+    if bits == 64 or math.isnan(value) or math.isinf(value):
+        return value
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        return float(np.float32(value) if bits == 32 else np.float16(value))
+
+
+@node
+class StringImm(PrimExpr):
+    """A string constant (for messages and extern names)."""
+
+    value: str
+    dtype: str = attrs.field(init=False, default="handle")
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.value, str):
+            raise TypeError(f"StringImm: value must be a str, got {type(self.value).__name__}")
+
+
+# ---------------------------------------------------------------- operand checks
+
+
+def _expr_of(value: Any, owner: str, field: str, like: PrimExpr | None = None) -> PrimExpr:
+    """``value`` as an expression; a Python number takes ``like``'s element type."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, (bool, int, float)):
+        hint = dt.element_of(like.dtype) if like is not None else None
+        return _op.const(value, _number_dtype(value, hint))
+    raise TypeError(f"{owner}: {field} must be a PrimExpr or a number, got {type(value).__name__}")
+
+
+def _number_dtype(value: Any, hint: str | None) -> str | None:
+    if hint is None or hint == "handle":
+        return None
+    if isinstance(value, float) and not isinstance(value, bool) and not hint.startswith("float"):
+        return None  # a float does not become an integer silently
+    return hint
+
+
+def _pair(a: Any, b: Any, owner: str) -> tuple[PrimExpr, PrimExpr]:
+    a = _expr_of(a, owner, "a", b if isinstance(b, PrimExpr) else None)
+    b = _expr_of(b, owner, "b", a)
+    return a, b
+
+
+def _lanes_suffix(dtype: str) -> str:
+    t = dt.DataType(dtype)
+    if t.is_scalable:
+        return f"xvscalex{t.lanes}"
+    return f"x{t.lanes}" if t.lanes > 1 else ""
+
+
+# ---------------------------------------------------------------- binary nodes
+
+
+@node
+class BinaryOpNode(PrimExpr):
+    """Base of the nodes with two operands ``a`` and ``b`` of one dtype."""
+
+    a: PrimExpr = expr_field()
+    b: PrimExpr = expr_field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def _check(self, *, bool_operands: bool = False, result_bool: bool = False) -> None:
+        name = type(self).__name__
+        a, b = _pair(self.a, self.b, name)
+        if a.dtype != b.dtype:
+            raise TypeError(f"{name}: operand dtypes differ: a is {a.dtype}, b is {b.dtype}")
+        if a.dtype == "handle":
+            raise TypeError(f"{name}: operands must not be handles")
+        if bool_operands and not a.dtype.startswith("bool"):
+            raise TypeError(f"{name}: operands must be bool, got {a.dtype}")
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        dtype = "bool" + _lanes_suffix(a.dtype) if result_bool else a.dtype
+        object.__setattr__(self, "dtype", dtype)
+
+
+def _binary(doc: str, **check: bool):
+    """Define a binary node class body with ``doc`` as its docstring."""
+
+    def decorate(cls):
+        cls.__doc__ = doc
+
+        def post_init(self):
+            self._check(**check)
+
+        cls.__attrs_post_init__ = post_init
+        return node(cls)
+
+    return decorate
+
+
+@_binary("a + b, element-wise.")
+class Add(BinaryOpNode):
+    pass
+
+
+@_binary("a - b, element-wise.")
+class Sub(BinaryOpNode):
+    pass
+
+
+@_binary("a * b, element-wise.")
+class Mul(BinaryOpNode):
+    pass
+
+
+@_binary("a / b: truncated division on integers, true division on floats.")
+class Div(BinaryOpNode):
+    pass
+
+
+@_binary("a % b with the sign of a (truncated modulo), as in C.")
+class Mod(BinaryOpNode):
+    pass
+
+
+@_binary("floor(a / b): division rounding towards negative infinity.")
+class FloorDiv(BinaryOpNode):
+    pass
+
+
+@_binary("a - b * floor(a / b): the remainder with the sign of b.")
+class FloorMod(BinaryOpNode):
+    pass
+
+
+@_binary("The smaller of a and b, element-wise.")
+class Min(BinaryOpNode):
+    pass
+
+
+@_binary("The larger of a and b, element-wise.")
+class Max(BinaryOpNode):
+    pass
+
+
+@node
+class CmpOpNode(BinaryOpNode):
+    """Base of comparisons: the result is bool with the operands' lanes."""
+
+
+@_binary("a == b, element-wise. Its truth value is ``a is b``, as in TVM.", result_bool=True)
+class EQ(CmpOpNode):
+    def __bool__(self):
+        return self.a is self.b
+
+
+@_binary("a != b, element-wise. Its truth value is ``a is not b``.", result_bool=True)
+class NE(CmpOpNode):
+    def __bool__(self):
+        return self.a is not self.b
+
+
+@_binary("a < b, element-wise.", result_bool=True)
+class LT(CmpOpNode):
+    pass
+
+
+@_binary("a <= b, element-wise.", result_bool=True)
+class LE(CmpOpNode):
+    pass
+
+
+@_binary("a > b, element-wise.", result_bool=True)
+class GT(CmpOpNode):
+    pass
+
+
+@_binary("a >= b, element-wise.", result_bool=True)
+class GE(CmpOpNode):
+    pass
+
+
+@_binary("Logical a && b on bool operands.", bool_operands=True)
+class And(BinaryOpNode):
+    pass
+
+
+@_binary("Logical a || b on bool operands.", bool_operands=True)
+class Or(BinaryOpNode):
+    pass
+
+
+@node
+class Not(PrimExpr):
+    """Logical !a on a bool operand."""
+
+    a: PrimExpr = expr_field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        a = _expr_of(self.a, "Not", "a")
+        if isinstance(self.a, bool):
+            a = _op.const(self.a, "bool")
+        if not a.dtype.startswith("bool"):
+            raise TypeError(f"Not: operand must be bool, got {a.dtype}")
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "dtype", a.dtype)
+
+
+# ---------------------------------------------------------------- other expressions
+
+
+@node
+class Select(PrimExpr):
+    """``condition ? true_value : false_value``; both values are evaluated."""
+
+    condition: PrimExpr = expr_field()
+    true_value: PrimExpr = expr_field()
+    false_value: PrimExpr = expr_field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        cond = _expr_of(self.condition, "Select", "condition")
+        t, f = _pair(self.true_value, self.false_value, "Select")
+        if t.dtype != f.dtype:
+            raise TypeError(
+                f"Select: value dtypes differ: true_value is {t.dtype}, false_value is {f.dtype}"
+            )
+        if not cond.dtype.startswith("bool"):
+            raise TypeError(f"Select: condition must be bool, got {cond.dtype}")
+        if dt.lanes_of(cond.dtype) != 1 and _lanes_suffix(cond.dtype) != _lanes_suffix(t.dtype):
+            raise TypeError(
+                f"Select: condition lanes do not match the values: condition is {cond.dtype}, "
+                f"values are {t.dtype}"
+            )
+        object.__setattr__(self, "condition", cond)
+        object.__setattr__(self, "true_value", t)
+        object.__setattr__(self, "false_value", f)
+        object.__setattr__(self, "dtype", t.dtype)
+
+
+@node
+class Cast(PrimExpr):
+    """``value`` converted to ``dtype`` (same lanes)."""
+
+    dtype: str
+    value: PrimExpr = expr_field()
+
+    def __attrs_post_init__(self):
+        dtype = _check_dtype(self.dtype, "Cast", "dtype")
+        value = _expr_of(self.value, "Cast", "value")
+        if _lanes_suffix(dtype) != _lanes_suffix(value.dtype):
+            raise TypeError(f"Cast: lanes differ: cannot cast {value.dtype} to {dtype}")
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "value", value)
+
+
+def scalable_factor(lanes: Any) -> int | None:
+    """The ``k`` of a lane count written ``k * vscale()``, else None."""
+    if isinstance(lanes, Call) and lanes.op == "tir.vscale":
+        return 1
+    if isinstance(lanes, Mul):
+        for c, v in ((lanes.a, lanes.b), (lanes.b, lanes.a)):
+            if isinstance(c, IntImm) and isinstance(v, Call) and v.op == "tir.vscale":
+                return c.value
+    return None
+
+
+def _vector_dtype(owner: str, element: str, lanes: Any) -> tuple[Any, str]:
+    """Validate a lane count (int or ``k * vscale()``) and build the dtype."""
+    if isinstance(lanes, IntImm):
+        lanes = lanes.value
+    if isinstance(lanes, int) and not isinstance(lanes, bool):
+        if lanes < 1:
+            raise ValueError(f"{owner}: lanes must be at least 1, got {lanes}")
+        return lanes, dt.with_lanes(element, lanes * dt.lanes_of(element))
+    factor = scalable_factor(lanes)
+    if factor is None or factor < 1:
+        raise TypeError(
+            f"{owner}: lanes must be a positive int or k * tir.vscale(), got {lanes!r}"
+        )
+    if dt.lanes_of(element) != 1:
+        raise TypeError(f"{owner}: a scalable vector needs a scalar element, got {element}")
+    return lanes, dt.with_scalable_lanes(element, factor)
+
+
+@node
+class Ramp(PrimExpr):
+    """The vector ``[base, base + stride, ..., base + (lanes-1) * stride]``."""
+
+    base: PrimExpr = expr_field()
+    stride: PrimExpr = expr_field()
+    lanes: Any = attrs.field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        base = _expr_of(self.base, "Ramp", "base")
+        stride = _expr_of(self.stride, "Ramp", "stride", base)
+        if base.dtype != stride.dtype:
+            raise TypeError(
+                f"Ramp: base and stride dtypes differ: base is {base.dtype}, "
+                f"stride is {stride.dtype}"
+            )
+        if dt.lanes_of(base.dtype) != 1:
+            raise TypeError(f"Ramp: base must be a scalar, got {base.dtype}")
+        lanes, dtype = _vector_dtype("Ramp", base.dtype, self.lanes)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "stride", stride)
+        object.__setattr__(self, "lanes", lanes)
+        object.__setattr__(self, "dtype", dtype)
+
+
+@node
+class Broadcast(PrimExpr):
+    """``value`` repeated in ``lanes`` lanes."""
+
+    value: PrimExpr = expr_field()
+    lanes: Any = attrs.field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        value = _expr_of(self.value, "Broadcast", "value")
+        if dt.lanes_of(value.dtype) != 1 or dt.DataType(value.dtype).is_scalable:
+            raise TypeError(f"Broadcast: value must be a scalar, got {value.dtype}")
+        lanes, dtype = _vector_dtype("Broadcast", value.dtype, self.lanes)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "lanes", lanes)
+        object.__setattr__(self, "dtype", dtype)
+
+
+@node
+class Shuffle(PrimExpr):
+    """Lanes picked from the concatenation of ``vectors`` by ``indices``."""
+
+    vectors: tuple = exprs_field()
+    indices: tuple = exprs_field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        vectors = tuple(_expr_of(v, "Shuffle", "vectors") for v in self.vectors)
+        if not vectors:
+            raise ValueError("Shuffle: needs at least one vector")
+        element = dt.element_of(vectors[0].dtype)
+        for v in vectors:
+            if dt.element_of(v.dtype) != element:
+                raise TypeError(
+                    f"Shuffle: vectors differ in element type: {vectors[0].dtype} and {v.dtype}"
+                )
+        total = sum(dt.lanes_of(v.dtype) for v in vectors)
+        indices = tuple(_op.const(i, "int32") if isinstance(i, int) else i for i in self.indices)
+        if not indices:
+            raise ValueError("Shuffle: needs at least one index")
+        for i in indices:
+            if not isinstance(i, IntImm) or not 0 <= i.value < total:
+                raise ValueError(f"Shuffle: index {i} out of range [0, {total})")
+        object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(self, "indices", indices)
+        object.__setattr__(self, "dtype", dt.with_lanes(element, len(indices)))
+
+
+@node
+class Let(PrimExpr):
+    """``body`` with ``var`` bound to ``value``."""
+
+    var: Var = expr_field(binds=True)
+    value: PrimExpr = expr_field()
+    body: PrimExpr = expr_field()
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.var, Var):
+            raise TypeError(f"Let: var must be a Var, got {type(self.var).__name__}")
+        value = _expr_of(self.value, "Let", "value", self.var)
+        body = _expr_of(self.body, "Let", "body")
+        if value.dtype != self.var.dtype:
+            raise TypeError(
+                f"Let: value dtype differs from the var: var {self.var.name} is "
+                f"{self.var.dtype}, value is {value.dtype}"
+            )
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "dtype", body.dtype)
+
+
+@node
+class Call(PrimExpr):
+    """A call of an intrinsic (``op`` such as ``"tir.exp"``) or extern function."""
+
+    dtype: str
+    op: str
+    args: tuple = exprs_field()
+
+    def __attrs_post_init__(self):
+        object.__setattr__(self, "dtype", _check_dtype(self.dtype, "Call", "dtype"))
+        if not isinstance(self.op, str):
+            op_name = getattr(self.op, "name", None)
+            if not isinstance(op_name, str):
+                raise TypeError(f"Call: op must be a str, got {type(self.op).__name__}")
+            object.__setattr__(self, "op", op_name)
+        args = tuple(
+            a if isinstance(a, PrimExpr) else _op.convert(a) for a in self.args
+        )
+        object.__setattr__(self, "args", args)
+
+
+@node
+class BufferLoad(PrimExpr):
+    """``buffer[indices]``; a vector last index loads several lanes.
+
+    ``predicate`` (a bool vector) masks the lanes: masked-off lanes are not read.
+    """
+
+    buffer: Any = buffer_field()
+    indices: tuple = exprs_field()
+    predicate: PrimExpr | None = expr_field(default=None)
+    dtype: str = attrs.field(init=False, default="")
+
+    def __attrs_post_init__(self):
+        indices = _check_access("BufferLoad", self.buffer, self.indices)
+        object.__setattr__(self, "indices", indices)
+        dtype = access_dtype(self.buffer, indices)
+        _check_predicate("BufferLoad", self.predicate, dtype)
+        object.__setattr__(self, "dtype", dtype)
+
+
+def _check_access(owner: str, buffer: Any, indices: tuple) -> tuple:
+    if not isinstance(buffer, Buffer):
+        raise TypeError(f"{owner}: buffer must be a tir.Buffer, got {type(buffer).__name__}")
+    indices = tuple(_expr_of(i, owner, "index") for i in indices)
+    if len(indices) != len(buffer.shape):
+        raise ValueError(
+            f"{owner}: buffer {buffer.name} has {len(buffer.shape)} dimension(s), "
+            f"got {len(indices)} index(es)"
+        )
+    for i in indices:
+        t = dt.DataType(i.dtype)
+        if not t.is_integer:
+            raise TypeError(f"{owner}: index into {buffer.name} must be an integer, got {i.dtype}")
+    for i in indices[:-1]:
+        if dt.DataType(i.dtype).is_vector:
+            raise ValueError(f"{owner}: only the last index into {buffer.name} may be a vector")
+    return indices
+
+
+def access_dtype(buffer: Any, indices: tuple) -> str:
+    """The dtype of ``buffer[indices]``: lanes of the last index times the buffer's."""
+    if not indices:
+        return buffer.dtype
+    index_t = dt.DataType(indices[-1].dtype)
+    buf_t = dt.DataType(buffer.dtype)
+    if index_t.is_scalable:
+        return str(buf_t.with_scalable_lanes(index_t.lanes))
+    return str(buf_t.with_lanes(index_t.lanes * buf_t.lanes))
+
+
+def _check_predicate(owner: str, predicate: Any, value_dtype: str) -> None:
+    if predicate is None:
+        return
+    if not isinstance(predicate, PrimExpr):
+        raise TypeError(f"{owner}: predicate must be a PrimExpr, got {type(predicate).__name__}")
+    expected = "bool" + _lanes_suffix(value_dtype)
+    if predicate.dtype != expected:
+        raise TypeError(f"{owner}: predicate must be {expected}, got {predicate.dtype}")
+
+
+from . import op as _op  # noqa: E402  (operators on PrimExpr call into tir.op)
+from .buffer import Buffer  # noqa: E402
+
+__all__ = [
+    "PrimExpr", "Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "BinaryOpNode",
+    "CmpOpNode", "Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max",
+    "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or", "Not", "Select", "Cast", "Ramp",
+    "Broadcast", "Shuffle", "Let", "Call", "BufferLoad", "BUFFER", "scalable_factor",
+    "access_dtype",
+]

@@ -1,0 +1,342 @@
+"""Visitors and mutators over TIR, dispatching by node class.
+
+A visitor method is named after the node class it handles: ``visit_add`` for
+``Add``, ``visit_buffer_load`` for ``BufferLoad``, ``visit_for`` for ``For``.
+Dispatch looks the name up once per (visitor class, node class), walking the
+node's bases, so ``visit_var`` also receives ``SizeVar`` unless
+``visit_size_var`` is defined. A node without a method of its own goes to
+``generic_visit``, which walks its children.
+
+Mutators return the very same object when nothing below changed: the rule is
+written once, in ``generic_visit``, and every node falls back to it.
+
+>>> class Rename(StmtExprMutator):
+...     def __init__(self, old, new):
+...         self.old, self.new = old, new
+...     def visit_var(self, v):
+...         return self.new if v is self.old else v
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from typing import Any, Callable, Iterator
+
+from .buffer import Buffer
+from .expr import PrimExpr, Var
+from .node import BUFFER, EXPR, EXPRS, STMT, STMTS, Node, child_fields, replace
+from .stmt import Stmt
+
+_DEEP_LIMIT = 200_000
+
+
+@contextlib.contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Let deep (for example left-deep 5,000-term) programs recurse.
+
+    CPython 3.11+ runs Python-to-Python calls without growing the C stack, so
+    raising the limit is safe for our pure-Python walkers.
+    """
+    old = sys.getrecursionlimit()
+    if old < _DEEP_LIMIT:
+        sys.setrecursionlimit(_DEEP_LIMIT)
+    try:
+        yield
+    finally:
+        if old < _DEEP_LIMIT:
+            sys.setrecursionlimit(old)
+
+
+def method_name(cls: type) -> str:
+    """``visit_`` plus the snake-case class name: ``BufferLoad`` -> ``visit_buffer_load``."""
+    return "visit_" + re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", cls.__name__).lower()
+
+
+class _Functor:
+    """Dispatch by node class through a per-class table of methods."""
+
+    _tables: dict = {}
+
+    def _method_for(self, node_cls: type) -> Callable:
+        key = (type(self), node_cls)
+        fn = _Functor._tables.get(key)
+        if fn is None:
+            fn = self._resolve(node_cls)
+            _Functor._tables[key] = fn
+        return fn
+
+    def _resolve(self, node_cls: type) -> Callable:
+        for base in node_cls.__mro__:
+            if base in _ABSTRACT:  # their names are the dispatchers themselves
+                break
+            fn = getattr(type(self), method_name(base), None)
+            if fn is not None:
+                return fn
+        return type(self).generic_visit
+
+    def __call__(self, node: Any) -> Any:
+        with deep_recursion():
+            return self.visit(node)
+
+    def visit(self, node: Any) -> Any:
+        """Visit an expression, statement, buffer or function."""
+        if isinstance(node, PrimExpr):
+            return self.visit_expr(node)
+        if isinstance(node, Stmt):
+            return self.visit_stmt(node)
+        if isinstance(node, Buffer):
+            return self.visit_buffer(node)
+        if hasattr(node, "body") and hasattr(node, "params"):  # a PrimFunc
+            return self._visit_func(node)
+        raise TypeError(f"{type(self).__name__}: cannot visit {type(node).__name__}")
+
+    def visit_expr(self, expr: PrimExpr) -> Any:
+        """Visit one expression through the dispatch table."""
+        return self._method_for(type(expr))(self, expr)
+
+    def visit_stmt(self, stmt: Stmt) -> Any:
+        """Visit one statement through the dispatch table."""
+        return self._method_for(type(stmt))(self, stmt)
+
+    def visit_buffer(self, buffer: Buffer) -> Any:
+        """Buffers are leaves by default (their shapes are not walked)."""
+        return buffer
+
+    def _visit_func(self, func: Any) -> Any:
+        return self.visit_stmt(func.body)
+
+
+_ABSTRACT = (PrimExpr, Stmt, Node, object)
+
+
+class _Visitor(_Functor):
+    visits_exprs = True
+    visits_stmts = True
+
+    def generic_visit(self, node: Node) -> None:
+        """Visit every child of ``node`` (binding vars are not visited)."""
+        for name, kind, binds in child_fields(type(node)):
+            if binds:
+                continue
+            value = getattr(node, name)
+            if kind == EXPR:
+                if value is not None and self.visits_exprs:
+                    self.visit_expr(value)
+            elif kind == STMT:
+                if value is not None:
+                    self.visit_stmt(value)
+            elif kind == EXPRS:
+                if self.visits_exprs:
+                    for v in value:
+                        self.visit_expr(v)
+            elif kind == STMTS:
+                for v in value:
+                    self.visit_stmt(v)
+            elif kind == BUFFER:
+                self.visit_buffer(value)
+
+
+class _Mutator(_Functor):
+    visits_exprs = True
+    visits_stmts = True
+
+    def generic_visit(self, node: Node) -> Node:
+        """Mutate the children of ``node``; the same object if none changed."""
+        changes = None
+        for name, kind, binds in child_fields(type(node)):
+            if binds:
+                continue
+            old = getattr(node, name)
+            new = self._mutate_field(kind, old)
+            if new is not old:
+                if changes is None:
+                    changes = {}
+                changes[name] = new
+        return node if changes is None else replace(node, **changes)
+
+    def _mutate_field(self, kind: str, old: Any) -> Any:
+        if old is None:
+            return None
+        if kind == EXPR:
+            return self.visit_expr(old) if self.visits_exprs else old
+        if kind == STMT:
+            return self.visit_stmt(old)
+        if kind == EXPRS:
+            return self._mutate_tuple(old, self.visit_expr) if self.visits_exprs else old
+        if kind == STMTS:
+            return self._mutate_tuple(old, self.visit_stmt)
+        if kind == BUFFER:
+            return self.visit_buffer(old)
+        return old
+
+    @staticmethod
+    def _mutate_tuple(items: tuple, fn: Callable) -> tuple:
+        out = None
+        for i, item in enumerate(items):
+            new = fn(item)
+            if new is not item and out is None:
+                out = list(items[:i])
+            if out is not None:
+                out.append(new)
+        return items if out is None else tuple(out)
+
+    def _visit_func(self, func: Any) -> Any:
+        return func.with_body(self.visit_stmt(func.body))
+
+
+class ExprVisitor(_Visitor):
+    """Walks expressions; override ``visit_<node>`` methods."""
+
+    def visit_stmt(self, stmt: Stmt) -> Any:
+        raise TypeError("ExprVisitor visits expressions only; use StmtExprVisitor")
+
+
+class ExprMutator(_Mutator):
+    """Rebuilds expressions; unchanged subtrees come back as the same object."""
+
+    def visit_stmt(self, stmt: Stmt) -> Any:
+        raise TypeError("ExprMutator mutates expressions only; use StmtExprMutator")
+
+
+class StmtVisitor(_Visitor):
+    """Walks statements only; expressions are not entered."""
+
+    visits_exprs = False
+
+    def visit_expr(self, expr: PrimExpr) -> Any:
+        return None
+
+
+class StmtMutator(_Mutator):
+    """Rebuilds statements; expressions are kept as they are."""
+
+    visits_exprs = False
+
+    def visit_expr(self, expr: PrimExpr) -> Any:
+        return expr
+
+
+class StmtExprVisitor(_Visitor):
+    """Walks statements and the expressions inside them."""
+
+
+class StmtExprMutator(_Mutator):
+    """Rebuilds statements and the expressions inside them."""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def post_order_visit(node: Any, fvisit: Callable[[Any], None]) -> None:
+    """Call ``fvisit`` on every expression and statement below ``node``, children first.
+
+    Each node object is visited once, even when it is shared.
+    """
+    seen: set[int] = set()
+
+    class _PostOrder(StmtExprVisitor):
+        def generic_visit(self, n):
+            if id(n) in seen:
+                return
+            seen.add(id(n))
+            super().generic_visit(n)
+            fvisit(n)
+
+    _PostOrder()(node)
+
+
+def _normalize_types(only_enable: Any) -> tuple | None:
+    if only_enable is None:
+        return None
+    from . import expr as expr_mod
+    from . import stmt as stmt_mod
+
+    out = []
+    for t in only_enable:
+        if isinstance(t, str):
+            name = t.split(".")[-1]
+            t = getattr(stmt_mod, name, None) or getattr(expr_mod, name, None)
+            if t is None:
+                raise ValueError(f"ir_transform: unknown node type {name!r}")
+        out.append(t)
+    return tuple(out)
+
+
+def ir_transform(
+    stmt: Any,
+    preorder: Callable | None,
+    postorder: Callable | None,
+    only_enable: Any = None,
+) -> Any:
+    """Rewrite ``stmt`` with callbacks, as TVM's ``ir_transform``.
+
+    ``preorder(node)`` may return a replacement, which is used without
+    visiting its children; otherwise the children are rewritten and then
+    ``postorder(node)`` may return a replacement. ``only_enable`` limits the
+    callbacks to some node types (classes or names such as ``"tir.For"``).
+    """
+    types = _normalize_types(only_enable)
+
+    def enabled(n: Any) -> bool:
+        return types is None or isinstance(n, types)
+
+    class _Transform(StmtExprMutator):
+        def generic_visit(self, n):
+            if preorder is not None and enabled(n):
+                out = preorder(n)
+                if out is not None:
+                    return out
+            n = super().generic_visit(n)
+            if postorder is not None and enabled(n):
+                out = postorder(n)
+                if out is not None:
+                    return out
+            return n
+
+    return _Transform()(stmt)
+
+
+class _Substitute(StmtExprMutator):
+    def __init__(self, vmap: Callable[[Var], Any]):
+        self.vmap = vmap
+        self.buffers: dict[int, Buffer] = {}
+
+    def visit_var(self, v: Var) -> PrimExpr:
+        new = self.vmap(v)
+        return v if new is None else new
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:
+        if id(buf) in self.buffers:
+            return self.buffers[id(buf)]
+        data = self.vmap(buf.data)
+        new = buf if not isinstance(data, Var) or data is buf.data else replace(buf, data=data)
+        self.buffers[id(buf)] = new
+        return new
+
+
+def substitute(node: Any, vmap: Any) -> Any:
+    """``node`` with uses of variables replaced: ``vmap`` is a dict or a function.
+
+    A dict maps ``Var`` to an expression (or a number); a function returns the
+    replacement or None to keep the var. Buffers whose data var is mapped to
+    another var are remapped too.
+    """
+    if callable(vmap):
+        fn = vmap
+    else:
+        table = {id(k): v for k, v in dict(vmap).items()}
+
+        def fn(v: Var) -> Any:
+            return table.get(id(v))
+
+    def convert(v: Var) -> Any:
+        out = fn(v)
+        if out is None or isinstance(out, PrimExpr):
+            return out
+        from .op import const
+
+        return const(out, v.dtype)
+
+    return _Substitute(convert)(node)

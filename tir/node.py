@@ -1,0 +1,102 @@
+"""The base of every IR node, and the field kinds visitors and equality walk.
+
+Nodes are immutable ``attrs`` classes. Each field says, in its metadata, what
+kind of child it holds, so that one generic walker (``child_fields``) serves
+the visitors, the mutators, structural equality and hashing alike:
+
+- ``EXPR`` / ``STMT``: one child expression or statement (possibly ``None``);
+- ``EXPRS`` / ``STMTS``: a tuple of them;
+- ``BUFFER``: a ``Buffer``;
+- anything else is plain data (names, dtypes, kinds, lane counts).
+
+A field marked ``binds=True`` defines a variable (``For.loop_var``,
+``Let.var``): structural equality matches such variables by position, not by
+name or identity.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import attrs
+
+EXPR, STMT, EXPRS, STMTS, BUFFER, DATA = "expr", "stmt", "exprs", "stmts", "buffer", "data"
+
+#: The decorator every node class uses: frozen, slotted, identity equality.
+node = attrs.frozen(eq=False, repr=False)
+
+
+class Node:
+    """Common base of expressions, statements, buffers and functions."""
+
+    __slots__ = ()
+
+    def script(self) -> str:
+        """TVMScript-style text of this node."""
+        from .printer import script
+
+        return script(self)
+
+    def __str__(self) -> str:
+        return self.script()
+
+    def __repr__(self) -> str:
+        return self.script()
+
+
+def expr_field(**kwargs: Any) -> Any:
+    """An expression child."""
+    return attrs.field(metadata={"kind": EXPR, "binds": kwargs.pop("binds", False)}, **kwargs)
+
+
+def stmt_field(**kwargs: Any) -> Any:
+    """A statement child."""
+    return attrs.field(metadata={"kind": STMT}, **kwargs)
+
+
+def exprs_field(**kwargs: Any) -> Any:
+    """A tuple of expression children (a list is accepted and frozen)."""
+    return attrs.field(metadata={"kind": EXPRS}, converter=_to_tuple, **kwargs)
+
+
+def stmts_field(**kwargs: Any) -> Any:
+    """A tuple of statement children."""
+    return attrs.field(metadata={"kind": STMTS}, converter=_to_tuple, **kwargs)
+
+
+def buffer_field(**kwargs: Any) -> Any:
+    """A buffer child."""
+    return attrs.field(metadata={"kind": BUFFER}, **kwargs)
+
+
+def _to_tuple(value: Any) -> tuple:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, (list, range)) or hasattr(value, "__iter__") and not isinstance(
+        value, (str, bytes, Node)
+    ):
+        return tuple(value)
+    return (value,)
+
+
+@functools.lru_cache(maxsize=None)
+def child_fields(cls: type) -> tuple[tuple[str, str, bool], ...]:
+    """``(name, kind, binds)`` of the fields of ``cls`` that hold children."""
+    out = []
+    for field in attrs.fields(cls):
+        kind = field.metadata.get("kind", DATA)
+        if kind != DATA:
+            out.append((field.name, kind, field.metadata.get("binds", False)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def init_fields(cls: type) -> tuple[str, ...]:
+    """Names of the constructor fields of ``cls``, in order."""
+    return tuple(f.name for f in attrs.fields(cls) if f.init)
+
+
+def replace(obj: Any, **changes: Any) -> Any:
+    """A copy of node ``obj`` with some constructor fields changed."""
+    return attrs.evolve(obj, **changes)

@@ -1,0 +1,711 @@
+"""Building expressions: constants, TVM's type promotion, folding, intrinsics.
+
+The Python operators on ``PrimExpr`` call the functions here. They differ
+from the bare node constructors in two ways, both as in TVM:
+
+- promotion: a Python number takes the other operand's dtype; an int meeting
+  a float is cast to the float type; narrower types widen to wider ones; a
+  scalar meeting a vector is broadcast. What cannot be unified raises
+  ``TypeError`` naming both dtypes.
+- folding: constants fold (``const(2) * 3`` is ``IntImm(6)``) and trivial
+  identities vanish (``x + 0`` is ``x``, ``x * 1`` is ``x``).
+
+>>> x = var("x")
+>>> (x + 0) is x
+True
+>>> (const(2) * 3).value
+6
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from . import dtype as dt
+from .expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
+    IntImm, Max, Min, Mod, Mul, Not, Or, PrimExpr, Select, SizeVar, Sub, Var,
+)
+from .intrin import INTRINSICS
+
+Number = (bool, int, float)
+
+
+# ---------------------------------------------------------------- constants
+
+
+def const(value: Any, dtype: str | None = None) -> PrimExpr:
+    """A constant: int -> int32, float -> float32, bool -> bool by default.
+
+    A vector dtype gives a ``Broadcast`` of the scalar constant.
+    """
+    if isinstance(value, PrimExpr):
+        return value if dtype is None else cast(dtype, value)
+    if hasattr(value, "dtype") and hasattr(value, "item"):  # NumPy scalar
+        dtype = dtype or str(value.dtype)
+        value = value.item()
+    if dtype is None:
+        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else None
+        if dtype is None and isinstance(value, float):
+            dtype = "float32"
+        if dtype is None:
+            raise TypeError(f"const: cannot make a constant of {type(value).__name__} {value!r}")
+    t = dt.DataType(dtype)
+    if t.is_vector:
+        return Broadcast(const(value, str(t.element_of)), _lanes_arg(t))
+    if t.is_float:
+        return FloatImm(str(t), float(value))
+    if t.is_bool:
+        return IntImm("bool", 1 if value else 0)
+    if t.is_integer:
+        if isinstance(value, float) and not value.is_integer():
+            raise TypeError(f"const: {value!r} is not an integer, cannot make {dtype}")
+        return IntImm(str(t), int(value))
+    raise TypeError(f"const: cannot make a constant of dtype {dtype}")
+
+
+def _lanes_arg(t: dt.DataType) -> Any:
+    return t.lanes * vscale() if t.is_scalable else t.lanes
+
+
+def convert(value: Any) -> PrimExpr:
+    """A Python number (or expression) as an expression."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, Number) or hasattr(value, "item"):
+        return const(value)
+    raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a TIR expression")
+
+
+def var(name: str = "tindex", dtype: str = "int32") -> Var:
+    """A new variable (``tvm.te.var``)."""
+    return Var(name, dtype)
+
+
+def size_var(name: str = "size", dtype: str = "int32") -> SizeVar:
+    """A new non-negative variable."""
+    return SizeVar(name, dtype)
+
+
+def max_value(dtype: str) -> PrimExpr:
+    """The largest value of a scalar dtype as a constant."""
+    return const(dt.DataType(dtype).max_value(), dtype)
+
+
+def min_value(dtype: str) -> PrimExpr:
+    """The smallest value of a scalar dtype as a constant."""
+    return const(dt.DataType(dtype).min_value(), dtype)
+
+
+def is_const_int(e: Any, value: int | None = None) -> bool:
+    """``e`` is an integer constant (equal to ``value`` if given)."""
+    return isinstance(e, IntImm) and (value is None or e.value == value)
+
+
+def const_value(e: Any) -> int | float | None:
+    """The Python value of a scalar constant, else None."""
+    if isinstance(e, (IntImm, FloatImm)):
+        return e.value
+    return None
+
+
+# ---------------------------------------------------------------- promotion
+
+
+def cast(dtype: str, value: Any) -> PrimExpr:
+    """``value`` as ``dtype``; scalars broadcast to a vector dtype; constants fold."""
+    value = convert(value)
+    dtype = dt.canonical(dtype)
+    if value.dtype == dtype:
+        return value
+    target = dt.DataType(dtype)
+    if dt.lanes_of(value.dtype) == 1 and target.is_vector:
+        return Broadcast(cast(str(target.element_of), value), _lanes_arg(target))
+    if isinstance(value, (IntImm, FloatImm)) and target.is_scalar:
+        return _fold_cast(value, target)
+    return Cast(dtype, value)
+
+
+def _fold_cast(value: PrimExpr, target: dt.DataType) -> PrimExpr:
+    v = value.value
+    if target.is_float:
+        return FloatImm(str(target), float(v))
+    if target.is_bool:
+        return IntImm("bool", 1 if v else 0)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return Cast(str(target), value)
+        v = int(v)  # C truncation towards zero
+    return IntImm(str(target), _wrap(v, target))
+
+
+def _wrap(v: int, t: dt.DataType) -> int:
+    """Two's-complement wrap of ``v`` into ``t`` (what the machine does)."""
+    if t.is_bool:
+        return 1 if v else 0
+    v &= (1 << t.bits) - 1
+    if t.is_int and v >= 1 << (t.bits - 1):
+        v -= 1 << t.bits
+    return v
+
+
+def _operand(value: Any, other: Any) -> PrimExpr:
+    if isinstance(value, PrimExpr):
+        return value
+    if not isinstance(value, Number) and not hasattr(value, "item"):
+        raise TypeError(f"cannot use {type(value).__name__} {value!r} in a TIR expression")
+    if isinstance(other, PrimExpr) and other.dtype != "handle":
+        elem = dt.DataType(dt.element_of(other.dtype))
+        if not (isinstance(value, float) and not elem.is_float):
+            if elem.is_bool and not isinstance(value, bool):
+                return const(value)
+            return const(value, str(elem))
+    return const(value)
+
+
+def promote(a: Any, b: Any, owner: str = "operator") -> tuple[PrimExpr, PrimExpr]:
+    """Both operands converted to one dtype, as TVM's BinaryOpMatchTypes does."""
+    a, b = _operand(a, b), _operand(b, a)
+    if a.dtype == b.dtype:
+        return a, b
+    ta, tb = dt.DataType(a.dtype), dt.DataType(b.dtype)
+    if ta.is_handle or tb.is_handle:
+        raise TypeError(f"{owner}: cannot use a handle in arithmetic ({a.dtype} and {b.dtype})")
+    if ta.is_vector and tb.is_vector and (ta.lanes, ta.is_scalable) != (tb.lanes, tb.is_scalable):
+        raise TypeError(
+            f"{owner}: cannot combine vectors of different lanes: {a.dtype} and {b.dtype}"
+        )
+    elem = _common_element(ta.element_of, tb.element_of, a.dtype, b.dtype, owner)
+    vec = ta if ta.is_vector else tb
+    target = vec.with_scalable_lanes(vec.lanes) if vec.is_scalable else vec.element_of.with_lanes(
+        vec.lanes
+    )
+    target = dt.DataType(elem.type_code, elem.bits, target.lanes, target.is_scalable)
+    return cast(str(target), a), cast(str(target), b)
+
+
+def _common_element(ea, eb, a_dtype: str, b_dtype: str, owner: str) -> dt.DataType:
+    if ea == eb:
+        return ea
+    if ea.is_float or eb.is_float:
+        if ea.is_float and eb.is_float:
+            return ea if ea.bits >= eb.bits else eb
+        return ea if ea.is_float else eb
+    if ea.is_bool or eb.is_bool:
+        return eb if ea.is_bool else ea
+    if ea.type_code == eb.type_code:
+        return ea if ea.bits >= eb.bits else eb
+    # signed meets unsigned: the signed type of the wider width, as TVM does
+    return dt.DataType("int", max(ea.bits, eb.bits))
+
+
+# ---------------------------------------------------------------- arithmetic with folding
+
+
+def _consts(a: PrimExpr, b: PrimExpr):
+    if isinstance(a, (IntImm, FloatImm)) and isinstance(b, (IntImm, FloatImm)):
+        return a.value, b.value
+    return None
+
+
+def _make_const(dtype: str, value: int | float) -> PrimExpr:
+    t = dt.DataType(dtype)
+    if t.is_float:
+        return FloatImm(dtype, value)
+    return IntImm(dtype, _wrap(int(value), t))
+
+
+def _is_int_like(e: PrimExpr) -> bool:
+    return dt.DataType(e.dtype).is_integer
+
+
+def _value_of(e: PrimExpr) -> int | float | None:
+    if isinstance(e, Broadcast):
+        return const_value(e.value)
+    return const_value(e)
+
+
+def add(a: Any, b: Any) -> PrimExpr:
+    """``a + b`` with promotion and folding."""
+    a, b = promote(a, b, "Add")
+    c = _consts(a, b)
+    if c is not None:
+        return _make_const(a.dtype, c[0] + c[1])
+    if _value_of(b) == 0 and _is_int_like(b):
+        return a
+    if _value_of(a) == 0 and _is_int_like(a):
+        return b
+    return Add(a, b)
+
+
+def sub(a: Any, b: Any) -> PrimExpr:
+    """``a - b`` with promotion and folding."""
+    a, b = promote(a, b, "Sub")
+    c = _consts(a, b)
+    if c is not None:
+        return _make_const(a.dtype, c[0] - c[1])
+    if _value_of(b) == 0 and _is_int_like(b):
+        return a
+    return Sub(a, b)
+
+
+def mul(a: Any, b: Any) -> PrimExpr:
+    """``a * b`` with promotion and folding."""
+    a, b = promote(a, b, "Mul")
+    c = _consts(a, b)
+    if c is not None:
+        return _make_const(a.dtype, c[0] * c[1])
+    if _is_int_like(a):
+        for x, y in ((a, b), (b, a)):
+            if _value_of(y) == 1:
+                return x
+            if _value_of(y) == 0:
+                return y
+    return Mul(a, b)
+
+
+def neg(a: PrimExpr) -> PrimExpr:
+    """``-a``."""
+    if isinstance(a, (IntImm, FloatImm)):
+        return _make_const(a.dtype, -a.value)
+    return mul(a, const(-1, dt.element_of(a.dtype)))
+
+
+def _check_div(owner: str, b: PrimExpr) -> None:
+    if _is_int_like(b) and _value_of(b) == 0:
+        raise ZeroDivisionError(f"{owner}: division by the constant zero")
+
+
+def _trunc_div(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+def truncdiv(a: Any, b: Any) -> PrimExpr:
+    """C-style integer division (rounds towards zero); true division on floats."""
+    a, b = promote(a, b, "Div")
+    _check_div("truncdiv", b)
+    c = _consts(a, b)
+    if c is not None:
+        if not _is_int_like(a):
+            return _float_div(a, *c) if c[1] != 0 else Div(a, b)
+        return _make_const(a.dtype, _trunc_div(*c))
+    if _is_int_like(b) and _value_of(b) == 1:
+        return a
+    return Div(a, b)
+
+
+def _float_div(a: PrimExpr, x: float, y: float) -> PrimExpr:
+    return _make_const(a.dtype, x / y)
+
+
+def truncmod(a: Any, b: Any) -> PrimExpr:
+    """C-style remainder (the sign of ``a``)."""
+    a, b = promote(a, b, "Mod")
+    _check_div("truncmod", b)
+    c = _consts(a, b)
+    if c is not None and _is_int_like(a):
+        return _make_const(a.dtype, c[0] - _trunc_div(*c) * c[1])
+    if _is_int_like(b) and _value_of(b) == 1:
+        return cast(a.dtype, 0)
+    return Mod(a, b)
+
+
+def floordiv(a: Any, b: Any) -> PrimExpr:
+    """Integer division rounding towards negative infinity (``a // b``)."""
+    a, b = promote(a, b, "FloorDiv")
+    _check_div("floordiv", b)
+    c = _consts(a, b)
+    if c is not None and _is_int_like(a):
+        return _make_const(a.dtype, c[0] // c[1])
+    if c is not None and c[1] != 0:
+        return _make_const(a.dtype, math.floor(c[0] / c[1]))
+    if _is_int_like(b) and _value_of(b) == 1:
+        return a
+    return FloorDiv(a, b)
+
+
+def floormod(a: Any, b: Any) -> PrimExpr:
+    """The remainder of ``floordiv`` (the sign of ``b``; ``a % b``)."""
+    a, b = promote(a, b, "FloorMod")
+    _check_div("floormod", b)
+    c = _consts(a, b)
+    if c is not None and _is_int_like(a):
+        return _make_const(a.dtype, c[0] % c[1])
+    if _is_int_like(b) and _value_of(b) == 1:
+        return cast(a.dtype, 0)
+    return FloorMod(a, b)
+
+
+def div(a: Any, b: Any) -> PrimExpr:
+    """``Div``: truncated on integers, true division on floats."""
+    return truncdiv(a, b)
+
+
+indexdiv, indexmod = floordiv, floormod
+
+
+def true_divide(a: Any, b: Any) -> PrimExpr:
+    """``a / b`` on floats; integers must say which division they mean."""
+    a, b = promote(a, b, "Div")
+    if _is_int_like(a) or dt.DataType(a.dtype).is_bool:
+        raise TypeError(
+            f"'/' on integers ({a.dtype}) is ambiguous: use tir.floordiv / tir.floormod "
+            "(also '//' and '%'), or tir.truncdiv / tir.truncmod"
+        )
+    return truncdiv(a, b)
+
+
+def min(a: Any, b: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """The smaller of ``a`` and ``b``."""
+    a, b = promote(a, b, "Min")
+    c = _consts(a, b)
+    if c is not None:
+        return a if c[0] <= c[1] else b
+    return a if a is b else Min(a, b)
+
+
+def max(a: Any, b: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """The larger of ``a`` and ``b``."""
+    a, b = promote(a, b, "Max")
+    c = _consts(a, b)
+    if c is not None:
+        return a if c[0] >= c[1] else b
+    return a if a is b else Max(a, b)
+
+
+# ---------------------------------------------------------------- comparisons and logic
+
+
+def _compare(cls, fold, a: Any, b: Any) -> PrimExpr:
+    a, b = promote(a, b, cls.__name__)
+    c = _consts(a, b)
+    if c is not None:
+        return IntImm("bool", 1 if fold(*c) else 0)
+    return cls(a, b)
+
+
+def less(a: Any, b: Any) -> PrimExpr:
+    """``a < b``."""
+    return _compare(LT, lambda x, y: x < y, a, b)
+
+
+def less_equal(a: Any, b: Any) -> PrimExpr:
+    """``a <= b``."""
+    return _compare(LE, lambda x, y: x <= y, a, b)
+
+
+def greater(a: Any, b: Any) -> PrimExpr:
+    """``a > b``."""
+    return _compare(GT, lambda x, y: x > y, a, b)
+
+
+def greater_equal(a: Any, b: Any) -> PrimExpr:
+    """``a >= b``."""
+    return _compare(GE, lambda x, y: x >= y, a, b)
+
+
+def equal(a: Any, b: Any) -> PrimExpr:
+    """``a == b`` as a folded expression (the ``==`` operator does not fold)."""
+    return _compare(EQ, lambda x, y: x == y, a, b)
+
+
+def not_equal(a: Any, b: Any) -> PrimExpr:
+    """``a != b`` as a folded expression."""
+    return _compare(NE, lambda x, y: x != y, a, b)
+
+
+def equal_node(a: Any, b: Any) -> PrimExpr:
+    """The ``==`` operator: an ``EQ`` node, unfolded, so ``bool()`` is identity."""
+    if not isinstance(b, (PrimExpr, bool, int, float)) and not hasattr(b, "item"):
+        return NotImplemented
+    return EQ(*promote(a, b, "EQ"))
+
+
+def not_equal_node(a: Any, b: Any) -> PrimExpr:
+    """The ``!=`` operator: an ``NE`` node, unfolded."""
+    if not isinstance(b, (PrimExpr, bool, int, float)) and not hasattr(b, "item"):
+        return NotImplemented
+    return NE(*promote(a, b, "NE"))
+
+
+def _as_bool(value: Any, owner: str) -> PrimExpr:
+    e = const(value, "bool") if isinstance(value, bool) else convert(value)
+    if not e.dtype.startswith("bool"):
+        raise TypeError(f"{owner}: operands must be bool, got {e.dtype}")
+    return e
+
+
+def logical_and(a: Any, b: Any) -> PrimExpr:
+    """``a && b`` with folding of constant operands."""
+    a, b = _as_bool(a, "And"), _as_bool(b, "And")
+    for x, y in ((a, b), (b, a)):
+        if is_const_int(x):
+            return y if x.value else x
+    return And(*promote(a, b, "And"))
+
+
+def logical_or(a: Any, b: Any) -> PrimExpr:
+    """``a || b`` with folding of constant operands."""
+    a, b = _as_bool(a, "Or"), _as_bool(b, "Or")
+    for x, y in ((a, b), (b, a)):
+        if is_const_int(x):
+            return x if x.value else y
+    return Or(*promote(a, b, "Or"))
+
+
+def logical_not(a: Any) -> PrimExpr:
+    """``!a``."""
+    a = _as_bool(a, "Not")
+    if is_const_int(a):
+        return IntImm("bool", 0 if a.value else 1)
+    return Not(a)
+
+
+def logical_or_bitwise(which: str, a: Any, b: Any) -> PrimExpr:
+    """``&`` / ``|``: logical on bool operands, bitwise on integers."""
+    ea = a if isinstance(a, PrimExpr) else None
+    eb = b if isinstance(b, PrimExpr) else None
+    ref = ea if ea is not None else eb
+    if ref is not None and ref.dtype.startswith("bool"):
+        return logical_and(a, b) if which == "and" else logical_or(a, b)
+    return bitwise_and(a, b) if which == "and" else bitwise_or(a, b)
+
+
+def invert(a: PrimExpr) -> PrimExpr:
+    """``~a``: logical not on bool, bitwise not on integers."""
+    if a.dtype.startswith("bool"):
+        return logical_not(a)
+    return bitwise_not(a)
+
+
+def all(*conds: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """The conjunction of ``conds`` (``tir.all(a, b, c)``)."""
+    if len(conds) == 1 and isinstance(conds[0], (list, tuple)):
+        conds = tuple(conds[0])
+    if not conds:
+        raise ValueError("tir.all needs at least one condition")
+    out = _as_bool(conds[0], "tir.all")
+    for c in conds[1:]:
+        out = logical_and(out, c)
+    return out
+
+
+def any(*conds: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """The disjunction of ``conds`` (``tir.any(a, b, c)``)."""
+    if len(conds) == 1 and isinstance(conds[0], (list, tuple)):
+        conds = tuple(conds[0])
+    if not conds:
+        raise ValueError("tir.any needs at least one condition")
+    out = _as_bool(conds[0], "tir.any")
+    for c in conds[1:]:
+        out = logical_or(out, c)
+    return out
+
+
+# ---------------------------------------------------------------- calls and intrinsics
+
+
+def call_intrin(dtype: str, op: str, *args: Any) -> Call:
+    """A call of the intrinsic ``op`` (for example ``"tir.exp"``)."""
+    return Call(dtype, op, [convert(a) for a in args])
+
+
+def call_extern(dtype: str, func_name: str, *args: Any) -> Call:
+    """A call of the external C function ``func_name``."""
+    return Call(dtype, "tir.call_extern", [_string(func_name)] + [convert(a) for a in args])
+
+
+def call_pure_extern(dtype: str, func_name: str, *args: Any) -> Call:
+    """A call of an external C function without side effects."""
+    return Call(dtype, "tir.call_pure_extern", [_string(func_name)] + [convert(a) for a in args])
+
+
+def _string(s: str):
+    from .expr import StringImm
+
+    return StringImm(s)
+
+
+def _float_unary(name: str):
+    op = f"tir.{name}"
+
+    def make(x: Any) -> PrimExpr:
+        x = convert(x)
+        if not dt.DataType(x.dtype).is_float:
+            raise TypeError(f"tir.{name} needs a float argument, got {x.dtype}")
+        return Call(x.dtype, op, [x])
+
+    make.__name__ = name
+    make.__doc__ = f"Element-wise ``{name}(x)`` of a float expression."
+    return make
+
+
+exp = _float_unary("exp")
+exp2 = _float_unary("exp2")
+exp10 = _float_unary("exp10")
+log = _float_unary("log")
+log2 = _float_unary("log2")
+log10 = _float_unary("log10")
+log1p = _float_unary("log1p")
+sqrt = _float_unary("sqrt")
+rsqrt = _float_unary("rsqrt")
+sin = _float_unary("sin")
+cos = _float_unary("cos")
+tan = _float_unary("tan")
+tanh = _float_unary("tanh")
+sigmoid = _float_unary("sigmoid")
+erf = _float_unary("erf")
+floor = _float_unary("floor")
+ceil = _float_unary("ceil")
+trunc = _float_unary("trunc")
+round = _float_unary("round")  # noqa: A001 (TVM's name)
+nearbyint = _float_unary("nearbyint")
+
+
+def abs(x: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """``|x|``; unsigned values and bools are returned as they are."""
+    x = convert(x)
+    t = dt.DataType(x.dtype)
+    if t.is_uint or t.is_bool:
+        return x
+    if isinstance(x, (IntImm, FloatImm)):
+        return _make_const(x.dtype, -x.value if x.value < 0 else x.value)
+    if t.is_int:
+        return Select(x >= 0, x, neg(x))
+    return Call(x.dtype, "tir.fabs", [x])
+
+
+def pow(x: Any, y: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """``x ** y`` on floats."""
+    x, y = promote(x, y, "pow")
+    if not dt.DataType(x.dtype).is_float:
+        raise TypeError(f"tir.pow needs float arguments, got {x.dtype}")
+    return Call(x.dtype, "tir.pow", [x, y])
+
+
+def fma(a: Any, b: Any, c: Any) -> PrimExpr:
+    """``a * b + c`` as one fused operation."""
+    a, b = promote(a, b, "fma")
+    a, c = promote(a, c, "fma")
+    b, _ = promote(b, a, "fma")
+    return Call(a.dtype, "tir.fma", [a, b, c])
+
+
+def isnan(x: Any) -> PrimExpr:
+    """Whether ``x`` is NaN (false for integers)."""
+    x = convert(x)
+    lanes = x.dtype[len(dt.element_of(x.dtype)):]
+    if not dt.DataType(x.dtype).is_float:
+        return const(False, "bool" + lanes)
+    return Call("bool" + lanes, "tir.isnan", [x])
+
+
+def isinf(x: Any) -> PrimExpr:
+    """Whether ``x`` is infinite (false for integers)."""
+    x = convert(x)
+    lanes = x.dtype[len(dt.element_of(x.dtype)):]
+    if not dt.DataType(x.dtype).is_float:
+        return const(False, "bool" + lanes)
+    return Call("bool" + lanes, "tir.isinf", [x])
+
+
+def _int_binary(name: str, fold):
+    op = f"tir.{name}"
+
+    def make(a: Any, b: Any) -> PrimExpr:
+        a, b = promote(a, b, name)
+        if not dt.DataType(a.dtype).is_integer:
+            raise TypeError(f"tir.{name} needs integer operands, got {a.dtype}")
+        c = _consts(a, b)
+        if c is not None:
+            return _make_const(a.dtype, fold(*c))
+        return Call(a.dtype, op, [a, b])
+
+    make.__name__ = name
+    make.__doc__ = f"Element-wise ``{name}`` of two integer expressions."
+    return make
+
+
+bitwise_and = _int_binary("bitwise_and", lambda x, y: x & y)
+bitwise_or = _int_binary("bitwise_or", lambda x, y: x | y)
+bitwise_xor = _int_binary("bitwise_xor", lambda x, y: x ^ y)
+shift_left = _int_binary("shift_left", lambda x, y: x << y)
+shift_right = _int_binary("shift_right", lambda x, y: x >> y)
+
+
+def bitwise_not(a: Any) -> PrimExpr:
+    """``~a`` on an integer expression."""
+    a = convert(a)
+    if not dt.DataType(a.dtype).is_integer:
+        raise TypeError(f"tir.bitwise_not needs an integer operand, got {a.dtype}")
+    if isinstance(a, IntImm):
+        return _make_const(a.dtype, ~a.value)
+    return Call(a.dtype, "tir.bitwise_not", [a])
+
+
+def popcount(x: Any) -> PrimExpr:
+    """The number of set bits of an integer."""
+    x = convert(x)
+    return Call(x.dtype, "tir.popcount", [x])
+
+
+def if_then_else(cond: Any, t: Any, f: Any) -> PrimExpr:
+    """``cond ? t : f`` evaluating only the chosen branch (unlike ``Select``)."""
+    cond = _as_bool(cond, "if_then_else")
+    t, f = promote(t, f, "if_then_else")
+    if is_const_int(cond):
+        return t if cond.value else f
+    if dt.lanes_of(cond.dtype) != 1:
+        raise TypeError(f"if_then_else: condition must be a scalar bool, got {cond.dtype}")
+    return Call(t.dtype, "tir.if_then_else", [cond, t, f])
+
+
+def reinterpret(dtype: str, value: Any) -> PrimExpr:
+    """The bits of ``value`` read as ``dtype`` (of the same total width)."""
+    value = convert(value)
+    dtype = dt.canonical(dtype)
+    src, dst = dt.DataType(value.dtype), dt.DataType(dtype)
+    if src.bits * src.lanes != dst.bits * dst.lanes:
+        raise TypeError(f"reinterpret: {value.dtype} and {dtype} differ in width")
+    if value.dtype == dtype:
+        return value
+    return Call(dtype, "tir.reinterpret", [value])
+
+
+def likely(cond: Any) -> PrimExpr:
+    """Mark ``cond`` as the likely case (a branch hint)."""
+    cond = _as_bool(cond, "likely")
+    if is_const_int(cond):
+        return cond
+    return Call(cond.dtype, "tir.likely", [cond])
+
+
+def vscale() -> Call:
+    """The hardware's vector-length multiplier (``4 * vscale()`` lanes on SVE)."""
+    return Call("int32", "tir.vscale", [])
+
+
+def select(cond: Any, t: Any, f: Any) -> PrimExpr:
+    """``Select(cond, t, f)`` with promotion of ``t`` and ``f``."""
+    t, f = promote(t, f, "Select")
+    return Select(cond, t, f)
+
+
+def ret(value: Any) -> Call:
+    """Return ``value`` from the function."""
+    value = convert(value)
+    return Call(value.dtype, "tir.ret", [value])
+
+
+def sum_of(values: Sequence[Any]) -> PrimExpr:
+    """The sum of a non-empty sequence of expressions."""
+    it = iter(values)
+    out = convert(next(it))
+    for v in it:
+        out = add(out, v)
+    return out
+
+
+__all__ = [name for name in dir() if not name.startswith("_")] + ["INTRINSICS"]

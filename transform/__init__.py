@@ -1,0 +1,1 @@
+"""Passes over TIR and the infrastructure they run in."""

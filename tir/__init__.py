@@ -14,6 +14,7 @@ from .expr import (
 )
 from .function import IRModule, PrimFunc
 from .node import Node
+from .range import Range
 from .op import (
     abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
     call_pure_extern, cast, ceil, const, convert, cos, div, erf, exp, exp2, exp10, floor,

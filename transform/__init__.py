@@ -1,1 +1,8 @@
-"""Passes over TIR and the infrastructure they run in."""
+"""Passes over TIR and the infrastructure they run in (TVM's ``tvm.transform`` + ``tir.transform``)."""
+
+from .config import ConfigKey, known_configs, register_config
+from .instrument import PassInstrument, PassTimingInstrument, PrintIRAfterEach, pass_instrument
+from .pass_base import (
+    ModulePass, Pass, PassInfo, PrimFuncPass, Sequential, module_pass, prim_func_pass,
+)
+from .pass_context import PassContext

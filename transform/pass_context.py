@@ -1,0 +1,104 @@
+"""``PassContext``: the options (opt level, config, instruments) passes run under.
+
+Contexts form a stack, one per thread: ``with PassContext(...):`` pushes one,
+``PassContext.current()`` returns the innermost (or a default context when
+none is entered).
+
+>>> with PassContext(opt_level=3, config={"tir.disable_vectorize": True}) as ctx:
+...     PassContext.current() is ctx
+True
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterable, Mapping
+
+from .config import Config
+
+_local = threading.local()
+
+
+def _stack() -> list["PassContext"]:
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+def _names(values: Iterable[str] | None, what: str) -> frozenset[str]:
+    if values is None:
+        return frozenset()
+    if isinstance(values, str):
+        raise TypeError(f"PassContext: {what} must be a list of pass names, got the str {values!r}")
+    return frozenset(values)
+
+
+class PassContext:
+    """The options passes run under; use it as a context manager.
+
+    Args:
+        opt_level: passes whose ``info.opt_level`` is higher are skipped by
+            ``Sequential`` (unless listed in ``required_pass``).
+        required_pass: names of passes to run whatever their opt level.
+        disabled_pass: names of passes never to run inside a ``Sequential``.
+        instruments: ``PassInstrument`` objects called around every pass.
+        config: option values, checked against ``transform.config``.
+
+    Raises:
+        ValueError: an unknown config key (the message suggests a near miss).
+        TypeError: a config value of the wrong type.
+    """
+
+    def __init__(
+        self,
+        opt_level: int = 2,
+        required_pass: Iterable[str] | None = None,
+        disabled_pass: Iterable[str] | None = None,
+        instruments: Iterable[Any] | None = None,
+        config: Mapping[str, Any] | None = None,
+    ):
+        if isinstance(opt_level, bool) or not isinstance(opt_level, int):
+            raise TypeError(f"PassContext: opt_level must be an int, got {opt_level!r}")
+        self.opt_level = opt_level
+        self.required_pass = _names(required_pass, "required_pass")
+        self.disabled_pass = _names(disabled_pass, "disabled_pass")
+        self.instruments = tuple(instruments or ())
+        self.config = Config(config)
+
+    @staticmethod
+    def current() -> "PassContext":
+        """The innermost entered context, or the default context."""
+        stack = _stack()
+        if stack:
+            return stack[-1]
+        if not hasattr(_local, "default"):
+            _local.default = PassContext()
+        return _local.default
+
+    def __enter__(self) -> "PassContext":
+        _stack().append(self)
+        for inst in self.instruments:
+            inst.enter_pass_ctx()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            for inst in self.instruments:
+                inst.exit_pass_ctx()
+        finally:
+            popped = _stack().pop()
+            assert popped is self, "PassContext exited out of order"
+
+    def pass_enabled(self, info: Any) -> bool:
+        """Whether a pass with ``info`` runs here: disabled, required, then opt level."""
+        if info.name in self.disabled_pass:
+            return False
+        if info.name in self.required_pass:
+            return True
+        return info.opt_level <= self.opt_level
+
+    def __repr__(self) -> str:
+        return (
+            f"PassContext(opt_level={self.opt_level}, config={dict(self.config)!r}, "
+            f"instruments={[type(i).__name__ for i in self.instruments]})"
+        )

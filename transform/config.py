@@ -16,8 +16,8 @@ from __future__ import annotations
 import difflib
 import numbers
 import types
-from collections.abc import Mapping
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import attrs
 
@@ -32,7 +32,7 @@ class ConfigKey:
     type: type
     default: Any
     doc: str
-    subkeys: Mapping[str, "ConfigKey"] | None = None
+    subkeys: Mapping[str, ConfigKey] | None = None
     check: Callable[[Any], str | None] | None = None
 
 
@@ -41,7 +41,7 @@ _REGISTRY: dict[str, ConfigKey] = {}
 
 def register_config(
     key: str,
-    type: type,  # noqa: A002 (the natural name for it)
+    type: type,
     default: Any,
     doc: str,
     subkeys: dict[str, tuple[type, Any, str]] | None = None,

@@ -13,7 +13,8 @@ each pass it holds, as TVM does.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import attrs
 
@@ -44,7 +45,7 @@ def _check_module(mod: Any, pass_name: str) -> IRModule:
     raise TypeError(f"pass {pass_name!r} expects an IRModule, got {type(mod).__name__}{hint}")
 
 
-def run_pass(p: "Pass", mod: IRModule, ctx: PassContext) -> IRModule:
+def run_pass(p: Pass, mod: IRModule, ctx: PassContext) -> IRModule:
     """Run ``p`` on ``mod`` with the instruments of ``ctx`` around it (no gating)."""
     info = p.info
     if not all(inst.should_run(mod, info) for inst in ctx.instruments):

@@ -12,14 +12,15 @@ True
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
 
 from .config import Config
 
 _local = threading.local()
 
 
-def _stack() -> list["PassContext"]:
+def _stack() -> list[PassContext]:
     if not hasattr(_local, "stack"):
         _local.stack = []
     return _local.stack
@@ -66,7 +67,7 @@ class PassContext:
         self.config = Config(config)
 
     @staticmethod
-    def current() -> "PassContext":
+    def current() -> PassContext:
         """The innermost entered context, or the default context."""
         stack = _stack()
         if stack:
@@ -75,13 +76,13 @@ class PassContext:
             _local.default = PassContext()
         return _local.default
 
-    def __enter__(self) -> "PassContext":
+    def __enter__(self) -> Self:
         _stack().append(self)
         for inst in self.instruments:
             inst.enter_pass_ctx()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         try:
             for inst in self.instruments:
                 inst.exit_pass_ctx()

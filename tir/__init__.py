@@ -29,4 +29,6 @@ from .stmt import (
 )
 from . import arith  # noqa: E402
 from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
+from . import ir_builder  # noqa: E402
+from .verify import verify_well_formed  # noqa: E402
 

@@ -154,18 +154,23 @@ class SeqStmt(Stmt):
     def flatten(*stmts: Any) -> Stmt:
         """One statement from many: nested ``SeqStmt``s and ``None``s flattened."""
         out: list = []
-        for s in stmts:
-            if s is None:
-                continue
-            if isinstance(s, SeqStmt):
-                out.extend(s.seq)
-            elif isinstance(s, (list, tuple)):
-                out.extend(SeqStmt.flatten(*s).seq if s else ())
-            else:
-                out.append(s)
+        _collect_stmts(stmts, out)
         if len(out) == 1:
             return out[0]
         return SeqStmt(out) if out else Evaluate(0)
+
+
+def _collect_stmts(items: Any, out: list) -> None:
+    """Append the statements of ``items`` to ``out``, flattening lists and ``SeqStmt``s."""
+    for s in items:
+        if s is None:
+            continue
+        if isinstance(s, SeqStmt):
+            out.extend(s.seq)
+        elif isinstance(s, (list, tuple)):
+            _collect_stmts(s, out)
+        else:
+            out.append(s)
 
 
 @node

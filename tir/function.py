@@ -51,7 +51,7 @@ class PrimFunc(Node):
         for var, buf in buffer_map.items():
             if not isinstance(var, Var) or not isinstance(buf, Buffer):
                 raise TypeError("PrimFunc: buffer_map must map handle Vars to Buffers")
-            if var not in params:
+            if not any(var is p for p in params):  # `in` would build EQ nodes
                 raise ValueError(f"PrimFunc: buffer_map key {var.name} is not a param")
         if not isinstance(self.body, Stmt):
             raise TypeError(f"PrimFunc: body must be a Stmt, got {type(self.body).__name__}")

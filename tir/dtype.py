@@ -153,16 +153,19 @@ def _parse(text: str) -> DataType:
         lanes = _parse_lanes(text, count)
     match = _SCALAR_RE.match(head)
     if not match:
-        raise ValueError(f"invalid dtype {text!r}: unknown type {head!r}")
+        raise ValueError(
+            f"invalid dtype {text!r}: unknown type; expected int, uint, float, bool or handle "
+            "with optional lanes such as 'float32x4'"
+        )
     code, bits_text = match.groups()
     if code == "bfloat":
         raise ValueError(f"invalid dtype {text!r}: bfloat is not supported")
     default_bits = {BOOL: 1, HANDLE: 64}.get(code)
     bits = int(bits_text) if bits_text else default_bits
-    if bits is None or bits not in _VALID_BITS[code]:
-        raise ValueError(f"invalid dtype {text!r}: {code} does not come in {bits_text or 0} bits")
     if code == BOOL and bits_text:
         raise ValueError(f"invalid dtype {text!r}: write 'bool'")
+    if bits is None or bits not in _VALID_BITS[code]:
+        raise ValueError(f"invalid dtype {text!r}: {code} does not come in {bits_text or 0} bits")
     return DataType(code, bits, lanes, scalable)
 
 

@@ -65,7 +65,7 @@ class BufferStore(Stmt):
         if not isinstance(value, PrimExpr):
             from .op import const
 
-            value = const(value, dt.element_of(self.buffer.dtype))
+            value = const(value, expected)  # a vector access broadcasts the number
         if value.dtype != expected:
             raise TypeError(
                 f"BufferStore: value dtype does not match buffer {self.buffer.name}: "

@@ -1,8 +1,18 @@
 """Passes over TIR and the infrastructure they run in (TVM's ``tvm.transform`` + ``tir.transform``)."""
+# ruff: noqa: F401  (this file is the package's list of exports)
 
 from .config import ConfigKey, known_configs, register_config
 from .instrument import PassInstrument, PassTimingInstrument, PrintIRAfterEach, pass_instrument
 from .pass_base import (
-    ModulePass, Pass, PassInfo, PrimFuncPass, Sequential, module_pass, prim_func_pass,
+    ModulePass,
+    Pass,
+    PassInfo,
+    PrimFuncPass,
+    Sequential,
+    module_pass,
+    prim_func_pass,
 )
 from .pass_context import PassContext
+from .remove_no_op import RemoveNoOp
+from .simplify import Simplify
+from .unroll_loop import UnrollLoop

@@ -1,0 +1,150 @@
+"""``UnrollLoop``: replace loops by copies of their body, one per iteration.
+
+A ``ForKind.UNROLLED`` loop with a constant extent becomes a ``SeqStmt`` of
+its body with the loop var replaced by ``min + k`` for each ``k``; variables
+bound inside the body get fresh ``Var`` objects in every copy after the
+first, so that no variable is bound twice. An ``UNROLLED`` loop whose extent
+is not constant cannot be unrolled and becomes ``SERIAL``.
+
+Config ``"tir.UnrollLoop"`` (TVM's options) also lets the pass pick serial
+loops itself: a serial loop with a constant extent is unrolled when no
+non-unrolled loop is inside it, the unrolled nest inside it is at most
+``auto_max_depth`` deep, and its total step count (extent times the
+statements its body runs, counting stores and evaluates) is at most
+``auto_max_step`` -- or its extent is at most ``auto_max_extent``. With
+``explicit_unroll`` False, chosen loops are only marked ``UNROLLED`` (left
+for the code generator) instead of copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tir import op
+from tir.buffer import Buffer
+from tir.expr import IntImm, PrimExpr, Var
+from tir.functor import StmtExprMutator, StmtMutator, substitute
+from tir.node import child_fields, replace
+from tir.stmt import BufferStore, Evaluate, For, ForKind, SeqStmt, Stmt
+
+from .pass_base import PrimFuncPass, prim_func_pass
+
+
+class _CopyBody(StmtExprMutator):
+    """A copy of a loop body: loop var replaced, every var bound inside made fresh."""
+
+    def __init__(self, vmap: dict[int, PrimExpr]):
+        self.vmap = vmap
+        self.buffers: dict[int, Buffer] = {}
+
+    def visit_var(self, v: Var) -> PrimExpr:
+        return self.vmap.get(id(v), v)
+
+    def generic_visit(self, node: Any) -> Any:
+        fresh = {}
+        for name, _kind, binds in child_fields(type(node)):
+            if binds:
+                old = getattr(node, name)
+                fresh[name] = self.vmap[id(old)] = replace(old)  # same name and dtype, new object
+        if fresh:
+            node = replace(node, **fresh)
+        return super().generic_visit(node)
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:
+        if id(buf) not in self.buffers:
+            data = self.vmap.get(id(buf.data))
+            self.buffers[id(buf)] = buf if data is None else replace(buf, data=data)
+        return self.buffers[id(buf)]
+
+
+def unroll(loop: For) -> Stmt:
+    """The body of ``loop`` (constant extent) repeated once per iteration."""
+    copies = []
+    for k in range(loop.extent.value):
+        index = op.add(loop.min, op.const(k, loop.loop_var.dtype))
+        if k == 0:  # the first copy keeps the original binders
+            copies.append(substitute(loop.body, {loop.loop_var: index}))
+        else:
+            copies.append(_CopyBody({id(loop.loop_var): index})(loop.body))
+    return SeqStmt.flatten(*copies)
+
+
+class LoopUnroller(StmtMutator):
+    """Unroll ``UNROLLED`` loops, and serial loops the auto-unroll options pick.
+
+    While walking a loop body it tracks ``steps`` (how many stores and
+    evaluates the body runs), ``unroll_depth`` (the deepest nest of unrolled
+    loops in it) and ``has_normal_loop`` (whether a loop in it stays a loop).
+    """
+
+    def __init__(self, auto_max_step: int = 0, auto_max_depth: int = 8,
+                 auto_max_extent: int = 0, explicit_unroll: bool = True):
+        self.auto_max_step = auto_max_step
+        self.auto_max_depth = auto_max_depth
+        self.auto_max_extent = auto_max_extent
+        self.explicit_unroll = explicit_unroll
+        self.steps = 0
+        self.unroll_depth = 0
+        self.has_normal_loop = False
+
+    def visit_buffer_store(self, stmt: BufferStore) -> Stmt:
+        self.steps += 1
+        return stmt
+
+    def visit_evaluate(self, stmt: Evaluate) -> Stmt:
+        self.steps += 1
+        return stmt
+
+    def visit_seq_stmt(self, stmt: SeqStmt) -> Stmt:
+        new = self.generic_visit(stmt)
+        return new if new is stmt else SeqStmt.flatten(*new.seq)  # splice unrolled copies in
+
+    def visit_for(self, loop: For) -> Stmt:
+        before = (self.steps, self.unroll_depth, self.has_normal_loop)
+        self.steps, self.unroll_depth, self.has_normal_loop = 0, 0, False
+        new = self._visit_loop(loop)
+        # What this loop counts adds to what its earlier siblings counted.
+        self.steps += before[0]
+        self.unroll_depth = max(self.unroll_depth, before[1])
+        self.has_normal_loop = self.has_normal_loop or before[2]
+        return new
+
+    def _visit_loop(self, loop: For) -> Stmt:
+        new = self.generic_visit(loop)
+        extent = new.extent.value if isinstance(new.extent, IntImm) else None
+        if new.kind == ForKind.UNROLLED and extent is None:
+            self.has_normal_loop = True
+            return replace(new, kind=ForKind.SERIAL)
+        if not (new.kind == ForKind.UNROLLED or self._auto_unroll(new, extent)):
+            self.has_normal_loop = True
+            return new
+        self.steps *= max(extent, 0)
+        self.unroll_depth += 1
+        if self.explicit_unroll or extent <= 0:
+            return unroll(new)
+        return new if new.kind == ForKind.UNROLLED else replace(new, kind=ForKind.UNROLLED)
+
+    def _auto_unroll(self, loop: For, extent: int | None) -> bool:
+        """Whether the auto-unroll options pick this serial loop (body already visited)."""
+        if loop.kind != ForKind.SERIAL or extent is None or self.has_normal_loop:
+            return False
+        if self.unroll_depth >= self.auto_max_depth:
+            return False
+        return extent * self.steps <= self.auto_max_step or extent <= self.auto_max_extent
+
+
+def unroll_loops(stmt: Stmt, config: Mapping[str, Any] | None = None) -> Stmt:
+    """``stmt`` with its loops unrolled under ``config`` (the ``"tir.UnrollLoop"`` options)."""
+    config = dict(config or {})
+    config.pop("unroll_local_access", None)
+    return LoopUnroller(**config)(stmt)
+
+
+def UnrollLoop() -> PrimFuncPass:
+    """The ``tir.UnrollLoop`` pass, configured by ``PassContext`` config ``"tir.UnrollLoop"``."""
+
+    def transform_function(func, mod, ctx):
+        return func.with_body(unroll_loops(func.body, ctx.config.get("tir.UnrollLoop")))
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.UnrollLoop")

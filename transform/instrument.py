@@ -69,6 +69,7 @@ class PassTimingInstrument(PassInstrument):
     def enter_pass_ctx(self) -> None:
         self.timings.clear()
         self.records.clear()
+        self._starts.clear()
 
     def run_before_pass(self, mod: Any, info: Any) -> None:
         self._starts.append(time.perf_counter())

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Self
 
-from .config import Config
+from .config import Config, known_configs
 
 _local = threading.local()
 
@@ -75,6 +75,14 @@ class PassContext:
         if not hasattr(_local, "default"):
             _local.default = PassContext()
         return _local.default
+
+    @staticmethod
+    def list_configs() -> dict[str, dict[str, Any]]:
+        """Every known config key with its type, default and doc (as TVM's ``list_configs``)."""
+        return {
+            name: {"type": key.type.__name__, "default": key.default, "doc": key.doc}
+            for name, key in known_configs().items()
+        }
 
     def __enter__(self) -> Self:
         _stack().append(self)

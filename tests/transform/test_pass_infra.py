@@ -103,6 +103,15 @@ def test_register_config_adds_a_key(monkeypatch):
     assert PassContext().config.get("test.infra_key") == 5
 
 
+def test_list_configs_documents_every_key():
+    configs = PassContext.list_configs()
+    assert configs["tir.disable_vectorize"] == {
+        "type": "bool", "default": False, "doc": "Turn vectorized loops into serial ones."
+    }
+    assert configs["codegen.llvm.opt_level"]["default"] == 3
+    assert all(entry["doc"] for entry in configs.values())
+
+
 def test_bad_opt_level_and_pass_lists():
     with pytest.raises(TypeError, match="opt_level must be an int"):
         PassContext(opt_level="3")

@@ -1,0 +1,159 @@
+"""Simplify: Before/After pairs, facts from loops, branches and lets, and identity."""
+
+import pytest
+
+import tir
+import transform
+from tir import Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt
+
+A = tir.decl_buffer((64,), "float32", name="A")
+n = tir.Var("n", "int32")
+
+
+def _func(body):
+    return tir.PrimFunc([A, n], body)
+
+
+def _run(body):
+    return transform.Simplify()(tir.IRModule.from_expr(_func(body)))["main"].body
+
+
+def _store(index, value=1.0):
+    return tir.BufferStore(A, tir.const(value), [index])
+
+
+def _loop(var, extent, body, lo=0):
+    return For(var, lo, extent, ForKind.SERIAL, body)
+
+
+# ------------------------------------------------------------------ expressions
+
+
+@pytest.mark.parametrize(
+    "make_index, expected",
+    [
+        (lambda i: tir.Add(i, 0), lambda i: i),
+        (lambda i: tir.Sub(tir.Add(tir.Mul(i, 2), 3), 3), lambda i: i * 2),
+        (lambda i: tir.floordiv(i, 8), lambda i: tir.const(0)),  # i in [0, 8)
+        (lambda i: tir.floormod(i, 8), lambda i: i),
+        (lambda i: tir.min(i, 8), lambda i: i),
+        (lambda i: tir.max(i, -1), lambda i: i),
+    ],
+)
+def test_expressions_simplify_under_loop_range(make_index, expected):
+    i = tir.Var("i", "int32")
+    out = _run(_loop(i, 8, _store(make_index(i))))
+    tir.assert_structural_equal(out, _loop(i, 8, _store(expected(i))))
+
+
+def test_symbolic_loop_range_is_used():
+    i = tir.Var("i", "int32")
+    # i in [0, n): i < n always holds in the body.
+    out = _run(_loop(i, n, IfThenElse(i < n, _store(i))))
+    tir.assert_structural_equal(out, _loop(i, n, _store(i)))
+
+
+def test_loop_min_and_extent_are_simplified():
+    i = tir.Var("i", "int32")
+    out = _run(For(i, tir.Sub(n, n), tir.Add(n, 0), ForKind.SERIAL, _store(i)))
+    tir.assert_structural_equal(out, _loop(i, n, _store(i)))
+
+
+# ------------------------------------------------------------------ dead code
+
+
+def test_constant_true_and_false_branches():
+    then_s, else_s = _store(1), _store(2)
+    assert _run(IfThenElse(tir.const(True), then_s, else_s)) is then_s
+    assert _run(IfThenElse(tir.const(False), then_s, else_s)) is else_s
+    out = _run(IfThenElse(tir.const(False), then_s))
+    assert isinstance(out, Evaluate) and out.value.value == 0
+
+
+def test_branch_proven_by_loop_range_is_removed():
+    i = tir.Var("i", "int32")
+    body = SeqStmt([IfThenElse(i < 16, _store(i)), IfThenElse(i >= 16, _store(i + 1))])
+    out = _run(_loop(i, 16, body))
+    tir.assert_structural_equal(out, _loop(i, 16, SeqStmt([_store(i), Evaluate(0)])))
+
+
+def test_likely_condition_is_seen_through():
+    i = tir.Var("i", "int32")
+    out = _run(_loop(i, 16, IfThenElse(tir.likely(i < 16), _store(i))))
+    tir.assert_structural_equal(out, _loop(i, 16, _store(i)))
+
+
+def test_then_branch_knows_condition():
+    i = tir.Var("i", "int32")
+    inner = IfThenElse(i < 8, _store(i), _store(i + 1))
+    out = _run(_loop(i, n, IfThenElse(i < 4, inner)))
+    tir.assert_structural_equal(out, _loop(i, n, IfThenElse(i < 4, _store(i))))
+
+
+def test_else_branch_knows_negated_condition():
+    i = tir.Var("i", "int32")
+    stmt = IfThenElse(i < 4, _store(i), IfThenElse(i >= 4, _store(i + 1), _store(i + 2)))
+    out = _run(_loop(i, n, stmt))
+    tir.assert_structural_equal(out, _loop(i, n, IfThenElse(i < 4, _store(i), _store(i + 1))))
+
+
+def test_facts_do_not_leak_out_of_a_branch():
+    i = tir.Var("i", "int32")
+    stmt = SeqStmt([IfThenElse(i < 4, _store(i)), IfThenElse(i < 4, _store(i + 1))])
+    out = _run(_loop(i, n, stmt))
+    tir.assert_structural_equal(out, _loop(i, n, stmt))
+
+
+def test_zero_extent_loop_is_dropped():
+    i = tir.Var("i", "int32")
+    body = SeqStmt([_loop(i, tir.Sub(n, n), _store(i)), _store(n)])
+    out = _run(body)
+    tir.assert_structural_equal(out, SeqStmt([Evaluate(0), _store(n)]))
+
+
+def test_while_false_is_dropped():
+    out = _run(tir.While(tir.const(False), _store(0)))
+    assert isinstance(out, Evaluate)
+
+
+# ------------------------------------------------------------------ lets
+
+
+def test_let_of_constant_or_var_is_inlined():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    out = _run(LetStmt(x, tir.Add(3, 1), LetStmt(y, n, _store(x + y))))
+    tir.assert_structural_equal(out, _store(4 + n))
+
+
+def test_let_of_expression_is_kept_and_its_bounds_used():
+    i, x = tir.Var("i", "int32"), tir.Var("x", "int32")
+    body = LetStmt(x, tir.floormod(n, 8), IfThenElse(x < 8, _store(x)))
+    out = _run(body)
+    tir.assert_structural_equal(out, LetStmt(x, tir.floormod(n, 8), _store(x)))
+    del i
+
+
+# ------------------------------------------------------------------ identity
+
+
+def test_nothing_to_simplify_keeps_module():
+    i = tir.Var("i", "int32")
+    mod = tir.IRModule.from_expr(_func(_loop(i, n, IfThenElse(i < 4, _store(i * 2 + 1)))))
+    assert transform.Simplify()(mod) is mod
+
+
+def test_only_changed_functions_are_rebuilt():
+    i = tir.Var("i", "int32")
+    keep = _func(_loop(i, n, _store(i)))
+    j = tir.Var("j", "int32")
+    change = _func(_loop(j, n, _store(tir.Add(j, 0))))
+    out = transform.Simplify()(tir.IRModule({"keep": keep, "change": change}))
+    assert out["keep"] is keep and out["change"] is not change
+
+
+def test_simplify_in_a_pipeline():
+    i = tir.Var("i", "int32")
+    body = _loop(i, 16, SeqStmt([IfThenElse(i >= 16, _store(i)), _store(i)]))
+    seq = transform.Sequential([transform.Simplify(), transform.RemoveNoOp()])
+    out = seq(tir.IRModule.from_expr(_func(body)))["main"].body
+    tir.assert_structural_equal(out, _loop(i, 16, _store(i)))

@@ -1,0 +1,451 @@
+"""Checking and binding the Python arguments of a compiled ``PrimFunc`` call.
+
+Every backend (the LLVM ``Module`` and the reference interpreter) checks its
+arguments here before running anything, so bad input is a ``TypeError`` or
+``ValueError`` that names the function, the parameter, what was expected and
+what was given, never a crash.
+
+What each parameter accepts
+---------------------------
+- A buffer param (``func.buffer_map[param]``) takes a NumPy ndarray:
+  - dtype: the buffer's element dtype (``bool`` buffers take NumPy ``bool``
+    arrays, one byte per element; ``float16`` takes ``float16``). A buffer of
+    vector elements such as ``"float32x4"`` takes a ``float32`` array with one
+    extra trailing dimension of 4 (the lanes): shape ``buffer.shape + (4,)``.
+  - rank: the buffer's rank (plus one for vector elements). A pointer from
+    ``ir_builder.pointer`` is a 1-D buffer of symbolic length and takes any
+    1-D array.
+  - shape: static dims must match; a dim that is a ``Var``/``SizeVar`` is bound
+    from the array, and must agree with every other place the same var
+    occurs (other buffers, scalar params). Composite dims (``n * 2``) are
+    checked once their vars are bound.
+  - layout: C-contiguous when the buffer has no ``strides``; with declared
+    ``strides`` the array's element strides must match them (a symbolic
+    stride is bound from the array). A symbolic ``elem_offset`` is bound to
+    0; a non-zero constant ``elem_offset`` is not accepted on a param.
+  - writeable, when the function stores into the buffer; not ``None``.
+- A scalar param takes a Python or NumPy number of its kind: ``int``/
+  ``np.integer`` for integer params (a float or a bool is a ``TypeError``; a
+  value out of the dtype's range a ``ValueError``), ``float``/``int``/NumPy
+  reals for float params (a finite value beyond the dtype's range is a
+  ``ValueError``), ``bool``/``np.bool_`` for bool params.
+- A handle param that is not in ``buffer_map`` takes a C-contiguous ndarray.
+
+Calling convention (for native backends)
+----------------------------------------
+``bind_arguments`` returns a ``BoundArgs``. The native entry function takes,
+in this order:
+
+1. one value per ``func.params``, in order (``BoundArgs.values``): a buffer or
+   handle param as the address of the array's first element (``arr.ctypes.data``),
+   a scalar param by value in its own dtype (the Python int/float/bool given
+   in ``values``);
+2. then one value per *hidden* var (``BoundArgs.hidden_vars`` /
+   ``hidden_values``): the symbolic vars occurring in buffer shapes, strides
+   and elem_offsets that are not themselves params, each by value in the
+   var's own dtype. Their order is the order of first appearance walking the
+   params in order, and for each buffer its shape, then its strides, then its
+   elem_offset, left to right (``hidden_vars_of(func)`` gives it without
+   binding anything).
+
+``ArgBinder(func, name)`` does the per-function analysis once; backends keep
+one per entry point. ``bind_arguments(func, args, name)`` is the one-shot
+form.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from tir import dtype as dt
+from tir.buffer import Buffer
+from tir.expr import (
+    Add, Cast, Div, FloorDiv, FloorMod, IntImm, Max, Min, Mod, Mul, PrimExpr, SizeVar, Sub, Var,
+)
+from tir.function import PrimFunc
+from tir.functor import post_order_visit
+from tir.stmt import BufferStore
+
+
+class BoundArgs:
+    """The checked arguments of one call, ready to pass to a backend."""
+
+    __slots__ = ("values", "var_values", "hidden_vars")
+
+    def __init__(self, values: tuple, var_values: dict, hidden_vars: tuple):
+        #: One native value per param: ndarrays for buffers, Python numbers for scalars.
+        self.values = values
+        #: Every symbolic var's value (shape vars and scalar params): Var -> int.
+        self.var_values = var_values
+        #: The symbolic shape vars that are not params, in calling-convention order.
+        self.hidden_vars = hidden_vars
+
+    @property
+    def hidden_values(self) -> tuple:
+        """The values of ``hidden_vars``, in order (Python ints)."""
+        return tuple(self.var_values[v] for v in self.hidden_vars)
+
+
+# ---------------------------------------------------------------- symbolic dims
+
+
+def _collect_vars(expr: PrimExpr, out: list) -> None:
+    """Append the Vars of ``expr`` to ``out`` in order of first appearance."""
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Var) and not any(node is v for v in out):
+            out.append(node)
+
+    post_order_visit(expr, visit)
+
+
+def _buffer_exprs(buf: Buffer) -> list:
+    return list(buf.shape) + list(buf.strides) + [buf.elem_offset]
+
+
+def hidden_vars_of(func: PrimFunc) -> tuple:
+    """Symbolic vars of the buffer shapes/strides/offsets that are not params, in order."""
+    found: list = []
+    for param in func.params:
+        buf = func.buffer_map.get(param)
+        if buf is not None:
+            for e in _buffer_exprs(buf):
+                _collect_vars(e, found)
+    return tuple(v for v in found if not any(v is p for p in func.params))
+
+
+_INT_OPS: dict = {
+    Add: operator.add,
+    Sub: operator.sub,
+    Mul: operator.mul,
+    FloorDiv: operator.floordiv,
+    FloorMod: operator.mod,
+    Div: lambda a, b: abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1),
+    Mod: lambda a, b: a - (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)) * b,
+    Min: min,
+    Max: max,
+}
+
+
+def _eval_index(expr: PrimExpr, values: dict) -> int | None:
+    """The value of an integer shape expression, or None if a var is unbound."""
+    if isinstance(expr, IntImm):
+        return expr.value
+    if isinstance(expr, Var):
+        return values.get(expr)
+    if isinstance(expr, Cast):
+        return _eval_index(expr.value, values)
+    op = _INT_OPS.get(type(expr))
+    if op is None:
+        raise ValueError(f"unsupported expression {expr} in a buffer shape")
+    a, b = _eval_index(expr.a, values), _eval_index(expr.b, values)
+    return None if a is None or b is None else op(a, b)
+
+
+# ---------------------------------------------------------------- error messages
+
+
+def _shape_text(dims: Any) -> str:
+    parts = [str(d) for d in dims]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _expected_array(buf: Buffer) -> str:
+    t = dt.DataType(buf.dtype)
+    dims = list(buf.shape) + ([t.lanes] if t.lanes > 1 else [])
+    return f"a {t.element_of} array of shape {_shape_text(dims)}"
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} of shape {_shape_text(value.shape)}"
+    if value is None:
+        return "None"
+    return f"{type(value).__name__} {value!r}"
+
+
+# ---------------------------------------------------------------- checks, one per failure kind
+
+
+def check_count(name: str, func: PrimFunc, args: tuple) -> None:
+    """Raise TypeError unless ``args`` has one value per param."""
+    if len(args) != len(func.params):
+        names = ", ".join(p.name for p in func.params)
+        raise TypeError(
+            f"{name}: expects {len(func.params)} arguments ({names}), got {len(args)}"
+        )
+
+
+def check_array_type(name: str, pname: str, buf: Buffer, value: Any) -> None:
+    """Raise TypeError unless ``value`` is an ndarray of the buffer's element dtype."""
+    element = dt.element_of(buf.dtype)
+    if not isinstance(value, np.ndarray) or str(value.dtype) != element:
+        raise TypeError(
+            f"{name}: argument '{pname}' expects {_expected_array(buf)}, got {_got(value)}"
+        )
+
+
+def check_rank(name: str, pname: str, buf: Buffer, value: np.ndarray) -> None:
+    """Raise ValueError unless ``value`` has the buffer's rank (plus a lanes dim)."""
+    lanes = dt.lanes_of(buf.dtype)
+    rank = len(buf.shape) + (1 if lanes > 1 else 0)
+    if value.ndim != rank or (lanes > 1 and value.shape[-1] != lanes):
+        raise ValueError(
+            f"{name}: argument '{pname}' expects {_expected_array(buf)} ({rank}-d), "
+            f"got {_got(value)}"
+        )
+
+
+def check_static_dim(name: str, pname: str, buf: Buffer, value: np.ndarray, axis: int,
+                     expected: int) -> None:
+    """Raise ValueError unless dimension ``axis`` of ``value`` is ``expected``."""
+    if value.shape[axis] != expected:
+        raise ValueError(
+            f"{name}: argument '{pname}' expects {_expected_array(buf)}, got {_got(value)} "
+            f"(dimension {axis} is {value.shape[axis]}, expected {expected})"
+        )
+
+
+def check_layout(name: str, pname: str, buf: Buffer, value: np.ndarray) -> None:
+    """Raise ValueError unless ``value`` is C-contiguous (buffers without declared strides)."""
+    if not value.flags.c_contiguous:
+        raise ValueError(
+            f"{name}: argument '{pname}' must be a C-contiguous array; got one with strides "
+            f"{value.strides}; pass np.ascontiguousarray({pname})"
+        )
+
+
+def check_writeable(name: str, pname: str, value: np.ndarray) -> None:
+    """Raise ValueError if the function stores into a read-only array."""
+    if not value.flags.writeable:
+        raise ValueError(
+            f"{name}: argument '{pname}' is read-only, but the function writes to it; "
+            f"pass a writeable copy ({pname}.copy())"
+        )
+
+
+def check_int_scalar(name: str, param: Var, value: Any) -> int:
+    """``value`` as a Python int in the range of ``param``'s integer dtype."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{name}: argument '{param.name}' expects an integer ({param.dtype}), got {_got(value)}"
+        )
+    t = dt.DataType(param.dtype)
+    value = int(value)
+    lo = 0 if isinstance(param, SizeVar) else t.min_value()
+    if not lo <= value <= t.max_value():
+        raise ValueError(
+            f"{name}: argument '{param.name}' = {value} is out of range for {param.dtype} "
+            f"[{lo}, {t.max_value()}]"
+        )
+    return value
+
+
+def check_float_scalar(name: str, param: Var, value: Any) -> float:
+    """``value`` as a Python float rounded to ``param``'s float dtype."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(
+            f"{name}: argument '{param.name}' expects a number ({param.dtype}), got {_got(value)}"
+        )
+    np_type = np.dtype(param.dtype).type
+    with np.errstate(over="ignore"):
+        rounded = np_type(value)
+    if np.isinf(rounded) and np.isfinite(float(value)):
+        raise ValueError(
+            f"{name}: argument '{param.name}' = {value} is out of range for {param.dtype}"
+        )
+    return float(rounded)
+
+
+def check_bool_scalar(name: str, param: Var, value: Any) -> bool:
+    """``value`` as a Python bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{name}: argument '{param.name}' expects a bool, got {_got(value)}"
+        )
+    return bool(value)
+
+
+def check_handle(name: str, param: Var, value: Any) -> np.ndarray:
+    """A handle param outside ``buffer_map`` takes a C-contiguous ndarray."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name}: argument '{param.name}' expects an array, got {_got(value)}")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"{name}: argument '{param.name}' must be a C-contiguous array")
+    return value
+
+
+_SCALAR_CHECKS: dict[str, Callable] = {
+    dt.INT: check_int_scalar,
+    dt.UINT: check_int_scalar,
+    dt.FLOAT: check_float_scalar,
+    dt.BOOL: check_bool_scalar,
+    dt.HANDLE: check_handle,
+}
+
+
+def check_scalar(name: str, param: Var, value: Any) -> Any:
+    """``value`` converted for the scalar param ``param`` (see the module doc)."""
+    t = dt.DataType(param.dtype)
+    if t.is_vector:
+        raise TypeError(f"{name}: vector param '{param.name}' ({param.dtype}) is not supported")
+    return _SCALAR_CHECKS[t.type_code](name, param, value)
+
+
+# ---------------------------------------------------------------- binding
+
+
+class _Bindings:
+    """Symbolic var values, remembering where each came from for error messages."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.values: dict = {}
+        self.origin: dict = {}
+
+    def set_scalar(self, var: Var, value: int) -> None:
+        self.values[var] = value
+        self.origin[var] = f"argument '{var.name}' = {value}"
+
+    def bind(self, var: Var, got: int, what: str) -> None:
+        """Bind ``var`` to ``got`` (``what`` says where it came from), or check it."""
+        known = self.values.get(var)
+        if known is None:
+            self.values[var] = got
+            self.origin[var] = what
+        elif known != got:
+            raise ValueError(
+                f"{self.name}: {self.origin[var]} disagrees with {what} ({var.name})"
+            )
+
+    def check(self, expr: PrimExpr, got: int, what: str) -> None:
+        """Check a composite or constant expression once its vars are bound."""
+        want = _eval_index(expr, self.values)
+        if want is None:
+            raise ValueError(f"{self.name}: cannot determine {expr} from the arguments")
+        if want != got:
+            raise ValueError(f"{self.name}: {what} does not match {expr} = {want}")
+
+
+class ArgBinder:
+    """Checks and binds the arguments of one PrimFunc; build once, call ``bind`` per call."""
+
+    def __init__(self, func: PrimFunc, name: str = "main"):
+        if not isinstance(func, PrimFunc):
+            raise TypeError(f"ArgBinder: expected a PrimFunc, got {type(func).__name__}")
+        self.func = func
+        self.name = name
+        self.hidden_vars = hidden_vars_of(func)
+        self._stored = _stored_data_vars(func)
+        for buf in func.buffer_map.values():
+            _check_param_offset(name, buf)
+
+    def bind(self, args: tuple) -> BoundArgs:
+        """Check ``args`` against the function's params; raise TypeError/ValueError."""
+        func, name = self.func, self.name
+        check_count(name, func, args)
+        bindings = _Bindings(name)
+        values = []
+        for param, value in zip(func.params, args):
+            if param in func.buffer_map:
+                values.append(self._check_buffer(param, func.buffer_map[param], value))
+                continue
+            value = check_scalar(name, param, value)
+            if not dt.DataType(param.dtype).is_handle:
+                bindings.set_scalar(param, value)
+            values.append(value)
+        self._bind_shapes(bindings, values)
+        return BoundArgs(tuple(values), bindings.values, self.hidden_vars)
+
+    def _check_buffer(self, param: Var, buf: Buffer, value: Any) -> np.ndarray:
+        name, pname = self.name, param.name
+        check_array_type(name, pname, buf, value)
+        check_rank(name, pname, buf, value)
+        for axis, dim in enumerate(buf.shape):
+            if isinstance(dim, IntImm):
+                check_static_dim(name, pname, buf, value, axis, dim.value)
+        if not buf.strides:
+            check_layout(name, pname, buf, value)
+        if any(buf.data is v for v in self._stored):
+            check_writeable(name, pname, value)
+        return value
+
+    def _bind_shapes(self, bindings: _Bindings, values: list) -> None:
+        """Bind plain-var dims first, then check the composite ones."""
+        pending = []
+        for param, value in zip(self.func.params, values):
+            buf = self.func.buffer_map.get(param)
+            if buf is None:
+                continue
+            for expr, got, what in _buffer_facts(param.name, buf, value):
+                if isinstance(expr, Var):
+                    bindings.bind(expr, got, what)
+                else:
+                    pending.append((expr, got, what))
+        for expr, got, what in pending:
+            bindings.check(expr, got, what)
+
+
+def _buffer_facts(pname: str, buf: Buffer, value: np.ndarray) -> list:
+    """``(expr, actual value, description)`` for each shape, stride and offset of a buffer."""
+    facts = []
+    for axis, dim in enumerate(buf.shape):
+        what = f"the length {value.shape[axis]} of '{pname}'"
+        if len(buf.shape) > 1:
+            what = f"dimension {axis} = {value.shape[axis]} of '{pname}'"
+        facts.append((dim, value.shape[axis], what))
+    lanes = dt.lanes_of(buf.dtype)
+    for axis, stride in enumerate(buf.strides):
+        got = value.strides[axis] // (value.itemsize * lanes)
+        facts.append((stride, got, f"stride {axis} = {got} of '{pname}'"))
+    facts.append((buf.elem_offset, 0, f"the elem_offset 0 of '{pname}'"))
+    return facts
+
+
+def _check_param_offset(name: str, buf: Buffer) -> None:
+    offset = buf.elem_offset
+    if isinstance(offset, IntImm) and offset.value != 0:
+        raise ValueError(
+            f"{name}: buffer '{buf.name}' has elem_offset {offset.value}; a parameter buffer "
+            "must start at its array's first element (elem_offset 0 or a var)"
+        )
+
+
+def _stored_data_vars(func: PrimFunc) -> list:
+    """The data vars of the buffers that ``func`` stores into."""
+    found: list = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, BufferStore) and not any(node.buffer.data is v for v in found):
+            found.append(node.buffer.data)
+
+    post_order_visit(func.body, visit)
+    return found
+
+
+def bind_arguments(func: PrimFunc, args: tuple, name: str = "main") -> BoundArgs:
+    """Check ``args`` for a call of ``func`` and bind its symbolic shape vars.
+
+    Args:
+        func: the PrimFunc being called.
+        args: the Python arguments, one per ``func.params``.
+        name: the function name used in error messages.
+
+    Returns:
+        A ``BoundArgs`` (see the module doc for the calling convention).
+
+    Raises:
+        TypeError: wrong argument count, a non-array for a buffer, a wrong dtype,
+            a wrong kind of scalar.
+        ValueError: a wrong rank, shape, layout, a scalar out of range, or
+            symbolic dims that disagree.
+    """
+    return ArgBinder(func, name).bind(tuple(args))
+
+
+__all__ = ["ArgBinder", "BoundArgs", "bind_arguments", "hidden_vars_of"]

@@ -32,3 +32,8 @@ from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
 
+import sys as _sys  # noqa: E402
+
+# `from tir.stmt_functor import ...` works as in TVM, where it is a module of its own.
+_sys.modules[__name__ + ".stmt_functor"] = stmt_functor
+

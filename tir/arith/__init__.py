@@ -1,5 +1,13 @@
-"""Arithmetic analysis (placeholder until the analyzer lands): see analyzer.py."""
+"""Arithmetic analysis: bounds, modular sets, rewrite and canonical simplification, proofs.
 
-from .analyzer import Analyzer, ConstIntBound, ModularSet
+The entry point is ``Analyzer``; see analyzer.py. Modules: ``const_int_bound``
+(intervals), ``modular_set`` (residues), ``pattern`` + ``rewrite_rules`` +
+``rewrite_simplify`` (rule-based simplifier), ``canonical_simplify`` (linear
+forms), ``constraints`` (facts from conditions).
+"""
+
+from .analyzer import Analyzer
+from .const_int_bound import ConstIntBound
+from .modular_set import ModularSet
 
 __all__ = ["Analyzer", "ConstIntBound", "ModularSet"]

@@ -1,53 +1,193 @@
-"""Placeholder Analyzer with the public API; proves only constant facts."""
+"""The ``Analyzer``: one object holding variable facts and the analyses that use them.
+
+>>> from tir import var, Range
+>>> a = Analyzer()
+>>> x = var("x")
+>>> a.bind(x, Range(0, 8))
+>>> a.can_prove(x < 10)
+True
+
+TIR assumes index arithmetic does not overflow; the simplifier's integer
+rules rely on that, as TVM's do.
+"""
 
 from __future__ import annotations
 
 import contextlib
+from typing import Any, Iterator
 
-import attrs
+from .. import dtype as dt
+from .. import op
+from ..expr import Broadcast, IntImm, PrimExpr, Var
+from ..functor import deep_recursion
+from ..range import Range
+from .canonical_simplify import CanonicalSimplifier
+from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
+from .constraints import add_constraint, conjuncts
+from .facts import Facts, intersect
+from .modular_set import ModularSet, ModularSetAnalyzer
+from .pattern import same_expr
+from .rewrite_simplify import RewriteSimplifier
 
-from ..expr import IntImm
-
-
-@attrs.frozen
-class ConstIntBound:
-    min_value: int
-    max_value: int
-    POS_INF = 2**63 - 1
-    NEG_INF = -(2**63)
-
-
-@attrs.frozen
-class ModularSet:
-    coeff: int
-    base: int
+#: How many rewrite/canonical rounds ``simplify`` runs at most.
+SIMPLIFY_ROUNDS = 2
 
 
 class Analyzer:
-    def simplify(self, e):
-        return e
+    """Bounds, residues, simplification and proofs under the facts given by bind/constraints."""
 
-    rewrite_simplify = canonical_simplify = simplify
+    def __init__(self) -> None:
+        self.facts = Facts()
+        self.bound_analyzer = ConstIntBoundAnalyzer(self.facts)
+        self.modular_analyzer = ModularSetAnalyzer(self.facts, self.bound_analyzer)
+        self.rewriter = RewriteSimplifier(self)
+        self.canonicalizer = CanonicalSimplifier(self)
 
-    def const_int_bound(self, e):
-        if isinstance(e, IntImm):
-            return ConstIntBound(e.value, e.value)
-        return ConstIntBound(ConstIntBound.NEG_INF, ConstIntBound.POS_INF)
+    # ------------------------------------------------------------ analyses
 
-    def modular_set(self, e):
-        if isinstance(e, IntImm):
-            return ModularSet(0, e.value)
-        return ModularSet(1, 0)
+    def const_int_bound(self, e: Any) -> ConstIntBound:
+        """A sound ``[min_value, max_value]`` for ``e`` (all lanes of a vector)."""
+        return self.bound_analyzer(_expr(e, "const_int_bound"))
 
-    def can_prove(self, cond):
-        return isinstance(cond, IntImm) and cond.value != 0
+    def modular_set(self, e: Any) -> ModularSet:
+        """``coeff``, ``base`` such that every value of ``e`` is ``coeff * k + base``."""
+        return self.modular_analyzer(_expr(e, "modular_set"))
 
-    def can_prove_equal(self, a, b):
-        return self.can_prove(a - b == 0)
+    def rewrite_simplify(self, e: Any) -> PrimExpr:
+        """``e`` simplified by the rewrite rules."""
+        e = _expr(e, "rewrite_simplify")
+        with deep_recursion():
+            return self.rewriter(e)
 
-    def bind(self, var, value, allow_override=False):
-        pass
+    def canonical_simplify(self, e: Any) -> PrimExpr:
+        """``e`` with integer parts as collected linear forms."""
+        e = _expr(e, "canonical_simplify")
+        with deep_recursion():
+            return self.canonicalizer(e)
+
+    def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
+        """``e`` simplified: rewrite, then canonical form, then rewrite again, to a fixpoint."""
+        e = _expr(e, "simplify")
+        with deep_recursion():
+            out = self.rewriter(e)
+            for _ in range(steps):
+                before = out
+                out = self.rewriter(self.canonicalizer(out))
+                if out is before or same_expr(out, before):
+                    break
+            return out
+
+    # ------------------------------------------------------------ proofs
+
+    def can_prove(self, cond: Any) -> bool:
+        """True only if ``cond`` holds for every value of its variables (False: unknown)."""
+        cond = _expr(cond, "can_prove")
+        if not cond.dtype.startswith("bool"):
+            raise TypeError(f"can_prove: condition must be bool, got {cond.dtype} ({cond})")
+        simple = self.simplify(cond)
+        if _is_true(simple):
+            return True
+        return any(self._known(part) for part in [simple]) or self._all_parts(simple)
+
+    def _all_parts(self, cond: PrimExpr) -> bool:
+        parts = list(conjuncts(cond))
+        if len(parts) < 2:
+            return False
+        return all(_is_true(p) or self._known(p) for p in parts)
+
+    def _known(self, cond: PrimExpr) -> bool:
+        """``cond`` is one of the constraints in scope (after simplification)."""
+        for known in self.facts.constraints:
+            if same_expr(known, cond) or same_expr(self.simplify(known), cond):
+                return True
+        return False
+
+    def can_prove_equal(self, a: Any, b: Any) -> bool:
+        """True only if ``a == b`` for every value of the variables."""
+        a, b = op.promote(a, b, "can_prove_equal")
+        if same_expr(a, b):
+            return True
+        if not dt.DataType(dt.element_of(a.dtype)).is_integer:
+            return same_expr(self.simplify(a), self.simplify(b))
+        diff = self.simplify(op.sub(a, b))
+        return _is_zero(diff)
+
+    # ------------------------------------------------------------ facts
+
+    def bind(self, var: Var, value: Any, allow_override: bool = False) -> None:
+        """Bind ``var`` to a ``Range`` (its values) or an expression (an alias)."""
+        if not isinstance(var, Var):
+            raise TypeError(f"bind: expected a tir.Var, got {type(var).__name__}")
+        if isinstance(value, Range):
+            self._bind_range(var, value, allow_override)
+            return
+        value = _expr(value, "bind")
+        if value.dtype != var.dtype:
+            raise TypeError(f"bind: {var.name} is {var.dtype} but the value is {value.dtype}")
+        old = self.facts.aliases.get(var)
+        if old is not None and not allow_override and not same_expr(old, value):
+            raise ValueError(
+                f"bind: {var.name} is already bound to {old}; pass allow_override=True to rebind"
+            )
+        self.facts.aliases[var] = self.simplify(value)
+        self.facts.changed()
+
+    def _bind_range(self, var: Var, rng: Range, allow_override: bool) -> None:
+        lo = self.bound_analyzer.interval(rng.min)[0]
+        hi = self.bound_analyzer.interval(op.sub(op.add(rng.min, rng.extent), 1))[1]
+        new = (lo, hi)
+        old = self.facts.bounds.get(var)
+        if old is not None and old != new and not allow_override:
+            raise ValueError(
+                f"bind: {var.name} already has the range {_show(old)}, got {_show(new)}; "
+                "pass allow_override=True to rebind"
+            )
+        self.facts.bounds[var] = new
+        self.facts.changed()
+
+    def update(self, var: Var, bound: ConstIntBound, allow_override: bool = False) -> None:
+        """Set ``var``'s bound directly (TVM's ``const_int_bound.update``)."""
+        old = self.facts.bounds.get(var)
+        new = bound.to_interval()
+        if old is not None and old != new and not allow_override:
+            raise ValueError(f"update: {var.name} already has the range {_show(old)}")
+        self.facts.bounds[var] = new
+        self.facts.changed()
 
     @contextlib.contextmanager
-    def constraint_scope(self, cond):
-        yield
+    def constraint_scope(self, cond: Any) -> Iterator[None]:
+        """Within the ``with`` block, assume ``cond`` holds."""
+        cond = _expr(cond, "constraint_scope")
+        snap = self.facts.snapshot()
+        add_constraint(self, self.simplify(cond))
+        try:
+            yield
+        finally:
+            self.facts.restore(snap)
+
+
+def _expr(e: Any, who: str) -> PrimExpr:
+    if isinstance(e, PrimExpr):
+        return e
+    if isinstance(e, (bool, int, float)):
+        return op.const(e)
+    raise TypeError(f"{who}: expected a PrimExpr or a number, got {type(e).__name__}")
+
+
+def _is_true(e: PrimExpr) -> bool:
+    if type(e) is Broadcast:
+        e = e.value
+    return type(e) is IntImm and e.value != 0
+
+
+def _is_zero(e: PrimExpr) -> bool:
+    if type(e) is Broadcast:
+        e = e.value
+    return type(e) is IntImm and e.value == 0
+
+
+def _show(iv: tuple) -> str:
+    return f"[{iv[0]}, {iv[1]}]"
+
+
+__all__ = ["Analyzer", "ConstIntBound", "ModularSet", "intersect"]

@@ -1,0 +1,110 @@
+"""Test helpers: a tiny evaluator of integer TIR expressions, a printer, and equality."""
+
+from __future__ import annotations
+
+import tir
+from tir import expr as E
+
+
+def tdiv(a: int, b: int) -> int:
+    """C division: rounds towards zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def tmod(a: int, b: int) -> int:
+    """C remainder: the sign of ``a``."""
+    return a - tdiv(a, b) * b
+
+
+_BIN = {
+    E.Add: lambda a, b: a + b, E.Sub: lambda a, b: a - b, E.Mul: lambda a, b: a * b,
+    E.FloorDiv: lambda a, b: a // b, E.FloorMod: lambda a, b: a % b,
+    E.Div: tdiv, E.Mod: tmod, E.Min: min, E.Max: max,
+    E.LT: lambda a, b: int(a < b), E.LE: lambda a, b: int(a <= b),
+    E.GT: lambda a, b: int(a > b), E.GE: lambda a, b: int(a >= b),
+    E.EQ: lambda a, b: int(a == b), E.NE: lambda a, b: int(a != b),
+    E.And: lambda a, b: int(bool(a and b)), E.Or: lambda a, b: int(bool(a or b)),
+}
+
+
+def evaluate(e, env: dict):
+    """The value of ``e`` with vars from ``env`` (Var -> int); vectors give lists."""
+    cls = type(e)
+    if cls in _BIN:
+        a, b = evaluate(e.a, env), evaluate(e.b, env)
+        if isinstance(a, list) or isinstance(b, list):
+            n = len(a) if isinstance(a, list) else len(b)
+            a = a if isinstance(a, list) else [a] * n
+            b = b if isinstance(b, list) else [b] * n
+            return [_BIN[cls](p, q) for p, q in zip(a, b)]
+        return _BIN[cls](a, b)
+    if cls is E.IntImm:
+        return e.value
+    if isinstance(e, E.Var):
+        return env[e]
+    if cls is E.Not:
+        a = evaluate(e.a, env)
+        return [1 - v for v in a] if isinstance(a, list) else 1 - a
+    if cls is E.Select:
+        c = evaluate(e.condition, env)
+        return evaluate(e.true_value if c else e.false_value, env)
+    if cls is E.Ramp:
+        b, s = evaluate(e.base, env), evaluate(e.stride, env)
+        return [b + i * s for i in range(e.lanes)]
+    if cls is E.Broadcast:
+        return [evaluate(e.value, env)] * e.lanes
+    if cls is E.Cast:
+        return evaluate(e.value, env)
+    raise TypeError(f"evaluate: unsupported {cls.__name__}")
+
+
+_SYM = {
+    E.Add: "+", E.Sub: "-", E.Mul: "*", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">=",
+    E.EQ: "==", E.NE: "!=", E.And: "&&", E.Or: "||",
+}
+_FN = {E.FloorDiv: "floordiv", E.FloorMod: "floormod", E.Div: "truncdiv", E.Mod: "truncmod",
+       E.Min: "min", E.Max: "max"}
+
+
+def show(e) -> str:
+    """A compact text of ``e`` (for test ids and failure messages)."""
+    cls = type(e)
+    if cls in _SYM:
+        return f"({show(e.a)} {_SYM[cls]} {show(e.b)})"
+    if cls in _FN:
+        return f"{_FN[cls]}({show(e.a)}, {show(e.b)})"
+    if cls is E.IntImm:
+        return str(e.value) if e.dtype in ("int32", "bool") else f"{e.dtype}({e.value})"
+    if isinstance(e, E.Var):
+        return e.name
+    if cls is E.Not:
+        return f"!{show(e.a)}"
+    if cls is E.Select:
+        return f"select({show(e.condition)}, {show(e.true_value)}, {show(e.false_value)})"
+    if cls is E.Ramp:
+        return f"ramp({show(e.base)}, {show(e.stride)}, {e.lanes})"
+    if cls is E.Broadcast:
+        return f"broadcast({show(e.value)}, {e.lanes})"
+    if cls is E.Cast:
+        return f"{e.dtype}({show(e.value)})"
+    return repr(e)
+
+
+def struct_equal(a, b) -> bool:
+    """Structural equality: tir.structural_equal when it exists, else the arith helper."""
+    fn = getattr(tir, "structural_equal", None)
+    if fn is not None:
+        return fn(a, b)
+    from tir.arith.pattern import same_expr
+
+    return same_expr(a, b)
+
+
+def assert_same(got, expected, source=None) -> None:
+    """Fail with readable text unless ``got`` equals ``expected`` structurally."""
+    if not isinstance(expected, tir.PrimExpr):
+        expected = tir.const(expected, got.dtype) if not isinstance(expected, bool) else (
+            tir.const(expected, got.dtype))
+    where = f" (from {show(source)})" if source is not None else ""
+    assert struct_equal(got, expected), f"got {show(got)}, expected {show(expected)}{where}"

@@ -1,0 +1,71 @@
+"""Turning a condition into facts about variables, for ``Analyzer.constraint_scope``.
+
+Understood: conjunctions (``a && b``), ``var < e``, ``var <= e``, ``var > e``,
+``var >= e``, ``var == e`` (either side), with ``e``'s bound giving the limit,
+and ``floormod(var, c) == r``. Anything else is only remembered as a whole,
+so that proving the very same condition succeeds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator
+
+from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
+from . import modular_set
+from .facts import intersect
+
+
+def conjuncts(cond: PrimExpr) -> Iterator[PrimExpr]:
+    """The parts of a chain of ``And``."""
+    stack = [cond]
+    while stack:
+        c = stack.pop()
+        if type(c) is And:
+            stack.extend((c.b, c.a))
+        else:
+            yield c
+
+
+# For ``var OP e``: the var's new interval, given e's interval.
+_LIMITS = {
+    LT: lambda iv: (-math.inf, iv[1] - 1),
+    LE: lambda iv: (-math.inf, iv[1]),
+    GT: lambda iv: (iv[0] + 1, math.inf),
+    GE: lambda iv: (iv[0], math.inf),
+    EQ: lambda iv: iv,
+}
+_MIRROR = {LT: GT, LE: GE, GT: LT, GE: LE, EQ: EQ}
+
+
+def add_constraint(analyzer: Any, cond: PrimExpr) -> None:
+    """Record ``cond`` (assumed true) in the analyzer's facts."""
+    facts = analyzer.facts
+    for part in conjuncts(cond):
+        facts.constraints.append(part)
+        _add_residue(facts, part)
+        cls = type(part)
+        if cls not in _LIMITS:
+            continue
+        for var, other, kind in ((part.a, part.b, cls), (part.b, part.a, _MIRROR[cls])):
+            if isinstance(var, Var) and var.dtype == other.dtype:
+                limit = _LIMITS[kind](analyzer.bound_analyzer.interval(other))
+                old = facts.bounds.get(var, (-math.inf, math.inf))
+                facts.bounds[var] = intersect(old, limit)
+    facts.changed()
+
+
+def _add_residue(facts: Any, part: PrimExpr) -> None:
+    if type(part) is not EQ:
+        return
+    lhs, rhs = part.a, part.b
+    if type(lhs) is IntImm:
+        lhs, rhs = rhs, lhs
+    if type(lhs) is not FloorMod or type(rhs) is not IntImm or not isinstance(lhs.a, Var):
+        return
+    if type(lhs.b) is not IntImm or lhs.b.value <= 0:
+        return
+    c = lhs.b.value
+    new = modular_set.normalize(c, rhs.value)
+    old = facts.mods.get(lhs.a)
+    facts.mods[lhs.a] = new if old is None else modular_set.intersect(old, new)

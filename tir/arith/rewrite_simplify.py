@@ -1,0 +1,199 @@
+"""The rewrite simplifier: bottom-up, apply the rule table of each node kind until none fires.
+
+Children are simplified first, the node is rebuilt with the folding builders
+of ``tir.op`` (constant folding, ``x + 0``, ``x * 1`` ...), then the rules of
+its class (``rewrite_rules.RULES``) are tried in order. A rule's result is
+simplified again, with a depth limit so that no rule set can loop forever.
+Results are memoized per expression object until the analyzer's facts change.
+
+Soundness: integer rules assume index arithmetic does not overflow (as TVM
+does); float expressions only get exact constant folding and rules that do
+not reassociate (identical Select branches, constant conditions).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtype as dt
+from .. import op
+from ..expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, CmpOpNode, Div, FloatImm, FloorDiv, FloorMod, IntImm, Max,
+    Min, Mod, Mul, Or, PrimExpr, Sub, Var,
+)
+from ..functor import ExprMutator, substitute
+from .rewrite_rules import ANY_DTYPE_KINDS, RULES
+
+#: How many rule applications may nest before the simplifier gives up on a node.
+MAX_DEPTH = 24
+_MEMO_LIMIT = 200_000
+
+_BINARY_BUILDERS = {
+    Add: op.add, Sub: op.sub, Mul: op.mul, Div: op.truncdiv, Mod: op.truncmod,
+    FloorDiv: op.floordiv, FloorMod: op.floormod, Min: op.min, Max: op.max,
+    EQ: op.equal, NE: op.not_equal, LT: op.less, LE: op.less_equal, GT: op.greater,
+    GE: op.greater_equal, And: op.logical_and, Or: op.logical_or,
+}
+
+
+def is_int(e: PrimExpr) -> bool:
+    """Whether ``e`` (or each lane of it) is a signed or unsigned integer."""
+    return dt.DataType(dt.element_of(e.dtype)).is_integer
+
+
+class _Children(ExprMutator):
+    """Rebuilds a node from simplified children, folding through ``tir.op``."""
+
+    def __init__(self, owner: "RewriteSimplifier") -> None:
+        self.owner = owner
+
+    def visit_expr(self, e: PrimExpr) -> PrimExpr:
+        return self.owner.rewrite(e)
+
+    def rebuild(self, e: PrimExpr) -> PrimExpr:
+        """``e`` with its children simplified (the node itself is not rewritten)."""
+        return self._method_for(type(e))(self, e)
+
+    def visit_binary(self, e) -> PrimExpr:
+        a, b = self.owner.rewrite(e.a), self.owner.rewrite(e.b)
+        if a is e.a and b is e.b and not (_is_const(a) and _is_const(b)):
+            return e
+        try:
+            return _BINARY_BUILDERS[type(e)](a, b)
+        except ZeroDivisionError:
+            return e if a is e.a and b is e.b else type(e)(a, b)
+
+    visit_add = visit_sub = visit_mul = visit_div = visit_mod = visit_binary
+    visit_floor_div = visit_floor_mod = visit_min = visit_max = visit_binary
+    visit_eq = visit_ne = visit_lt = visit_le = visit_gt = visit_ge = visit_binary
+    visit_and = visit_or = visit_binary
+
+    def visit_not(self, e) -> PrimExpr:
+        a = self.owner.rewrite(e.a)
+        return e if a is e.a and not _is_const(a) else op.logical_not(a)
+
+    def visit_var(self, v) -> PrimExpr:
+        alias = self.owner.facts.aliases.get(v)
+        return v if alias is None else self.owner.rewrite(alias)
+
+    def visit_select(self, e) -> PrimExpr:
+        cond = self.owner.rewrite(e.condition)
+        if type(cond) is IntImm:
+            return self.owner.rewrite(e.true_value if cond.value else e.false_value)
+        return self.generic_visit(e) if cond is e.condition else op.select(
+            cond, self.owner.rewrite(e.true_value), self.owner.rewrite(e.false_value))
+
+    def visit_cast(self, e) -> PrimExpr:
+        value = self.owner.rewrite(e.value)
+        return e if value is e.value and not _is_const(value) else op.cast(e.dtype, value)
+
+    def visit_call(self, e) -> PrimExpr:
+        out = self.generic_visit(e)
+        if out.op == "tir.if_then_else" and type(out.args[0]) is IntImm:
+            return out.args[1] if out.args[0].value else out.args[2]
+        if out.op == "tir.likely" and type(out.args[0]) is IntImm:
+            return out.args[0]
+        return out
+
+    def visit_let(self, e) -> PrimExpr:
+        value = self.owner.rewrite(e.value)
+        if type(value) in (IntImm, FloatImm) or isinstance(value, Var):
+            return self.owner.rewrite(substitute(e.body, {e.var: value}))
+        body = self.owner.rewrite(e.body)
+        if value is e.value and body is e.body:
+            return e
+        return type(e)(e.var, value, body)
+
+
+def _is_const(e: PrimExpr) -> bool:
+    return type(e) is IntImm or type(e) is FloatImm
+
+
+class RewriteSimplifier:
+    """Simplifies by rules; the facts and analyses come from the owning Analyzer."""
+
+    def __init__(self, analyzer: Any) -> None:
+        self.analyzer = analyzer
+        self.facts = analyzer.facts
+        self.bounds = analyzer.bound_analyzer
+        self.mods = analyzer.modular_analyzer
+        self._children = _Children(self)
+        self._memo: dict[int, tuple] = {}
+        self._epoch = -1
+        self._depth = 0
+
+    def __call__(self, e: PrimExpr) -> PrimExpr:
+        return self.rewrite(e)
+
+    def rewrite(self, e: PrimExpr) -> PrimExpr:
+        """The simplified ``e`` (memoized)."""
+        if self._epoch != self.facts.epoch:
+            self._memo.clear()
+            self._epoch = self.facts.epoch
+        hit = self._memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        out = self._rewrite_node(self._children.rebuild(e))
+        if len(self._memo) > _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[id(e)] = (e, out)
+        self._memo[id(out)] = (out, out)
+        return out
+
+    def _rewrite_node(self, e: PrimExpr) -> PrimExpr:
+        rules = RULES.get(type(e))
+        if not rules or self._depth >= MAX_DEPTH or not self._rules_apply(e):
+            return e
+        for rule in rules:
+            out = rule.apply(e, self)
+            if out is not None and out is not e:
+                self._depth += 1
+                try:
+                    return self.rewrite(out)
+                finally:
+                    self._depth -= 1
+        return e
+
+    @staticmethod
+    def _rules_apply(e: PrimExpr) -> bool:
+        """Integer rules need integer operands; logic and Select rules take any."""
+        if type(e) in ANY_DTYPE_KINDS:
+            return True
+        return is_int(e.a) if isinstance(e, CmpOpNode) else is_int(e)
+
+    # ------------------------------------------------------------ helpers for rule conditions
+
+    def interval(self, e: PrimExpr) -> tuple:
+        """The bound of ``e`` as ``(lo, hi)`` (``math.inf`` ends)."""
+        return self.bounds.interval(e)
+
+    def diff_interval(self, a: PrimExpr, b: PrimExpr) -> tuple:
+        """The bound of the simplified ``a - b``."""
+        if self._depth >= MAX_DEPTH:
+            return self.bounds.interval(op.sub(a, b))
+        self._depth += 2  # proofs recurse: keep them shallower than rewriting
+        try:
+            return self.bounds.interval(self.rewrite(op.sub(a, b)))
+        finally:
+            self._depth -= 2
+
+    def le(self, a: PrimExpr, b: PrimExpr) -> bool:
+        """Provably ``a <= b``."""
+        return self.diff_interval(a, b)[1] <= 0
+
+    def lt(self, a: PrimExpr, b: PrimExpr) -> bool:
+        """Provably ``a < b``."""
+        return self.diff_interval(a, b)[1] < 0
+
+    def nonneg(self, e: PrimExpr) -> bool:
+        """Provably ``e >= 0``."""
+        return self.bounds.interval(e)[0] >= 0
+
+    def within(self, e: PrimExpr, lo: int, hi: int) -> bool:
+        """Provably ``lo <= e <= hi``."""
+        iv = self.bounds.interval(e)
+        return lo <= iv[0] and iv[1] <= hi
+
+    def modular(self, e: PrimExpr) -> tuple:
+        """``(coeff, base)`` of ``e``."""
+        return self.mods.mod(e)

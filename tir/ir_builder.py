@@ -18,7 +18,8 @@ emitted after them in the same scope.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from . import dtype as dt
 from . import op
@@ -53,9 +54,9 @@ class BufferView:
     create it directly. ``asbuffer()`` gives the underlying ``tir.Buffer``.
     """
 
-    __slots__ = ("_builder", "_buffer")
+    __slots__ = ("_buffer", "_builder")
 
-    def __init__(self, builder: "IRBuilder", buffer: Buffer):
+    def __init__(self, builder: IRBuilder, buffer: Buffer):
         self._builder = builder
         self._buffer = buffer
 
@@ -375,4 +376,4 @@ def create() -> IRBuilder:
     return IRBuilder()
 
 
-__all__ = ["IRBuilder", "BufferView", "create", "FOR_KINDS"]
+__all__ = ["FOR_KINDS", "BufferView", "IRBuilder", "create"]

@@ -307,9 +307,9 @@ def test_astype():
 
 
 def test_bool_of_expressions():
-    assert bool(x == x) is True
+    assert bool(x == x) is True  # noqa: PLR0124
     assert bool(x == y) is False
-    assert bool(x != y) is True and bool(x != x) is False
+    assert bool(x != y) is True and bool(x != x) is False  # noqa: PLR0124
     with pytest.raises(TypeError, match="tir.all / tir.any"):
         bool(x < y)
     with pytest.raises(TypeError, match="truth value"):

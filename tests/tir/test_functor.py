@@ -1,9 +1,6 @@
 """Visitors and mutators: dispatch by class, the same-object rule, and the helper walkers."""
 
 import pytest
-
-import tir
-from tir import stmt_functor as sf
 from tir.stmt_functor import (
     ExprMutator,
     ExprVisitor,
@@ -13,6 +10,9 @@ from tir.stmt_functor import (
     StmtVisitor,
     post_order_visit,
 )
+
+import tir
+from tir import stmt_functor as sf
 
 x = tir.var("x")
 y = tir.var("y")
@@ -38,7 +38,7 @@ def _program():
 
 
 def test_renaming_mutator_rebuilds_only_the_changed_path():
-    A, i, loop = _program()
+    _, i, loop = _program()
     z = tir.var("z")
     out = Rename(x, z)(loop)
     assert out is not loop and out.extent is z
@@ -47,7 +47,7 @@ def test_renaming_mutator_rebuilds_only_the_changed_path():
 
 
 def test_renaming_inside_a_sequence_keeps_siblings():
-    A, i, loop = _program()
+    _, _, loop = _program()
     z = tir.var("z")
     out = Rename(y, z)(loop)
     store, other = out.body.seq
@@ -57,7 +57,7 @@ def test_renaming_inside_a_sequence_keeps_siblings():
 
 
 def test_unchanged_mutation_returns_the_same_object_at_every_level():
-    A, i, loop = _program()
+    A, _, loop = _program()
     for m in (StmtExprMutator(), StmtMutator(), Rename(tir.var("unused"), x)):
         assert m(loop) is loop
     e = (x + 1) * tir.Select(x < y, x, y)
@@ -67,7 +67,7 @@ def test_unchanged_mutation_returns_the_same_object_at_every_level():
 
 
 def test_mutator_on_primfunc_replaces_body():
-    A, i, loop = _program()
+    A, _, loop = _program()
     func = tir.PrimFunc([A, x, y], loop)
     z = tir.var("z")
     out = Rename(y, z)(func)
@@ -76,7 +76,7 @@ def test_mutator_on_primfunc_replaces_body():
 
 
 def test_binding_vars_are_not_visited_as_uses():
-    A, i, loop = _program()
+    _, i, loop = _program()
     seen = []
 
     class Collect(StmtExprVisitor):
@@ -108,7 +108,7 @@ def test_dispatch_by_class_name():
         def visit_int_imm(self, e):
             calls.append("int")
 
-    A, i, loop = _program()
+    _, _, loop = _program()
     V()(loop)
     assert calls[0] == "for"
     assert calls.count("add") == 2 and calls.count("load") == 1
@@ -159,7 +159,7 @@ def test_stmt_visitor_does_not_enter_expressions():
             seen.append(s)
             self.generic_visit(s)
 
-    A, i, loop = _program()
+    _, _, loop = _program()
     V()(loop)
     assert len(seen) == 1 and isinstance(seen[0], tir.BufferStore)
 
@@ -172,7 +172,7 @@ def test_stmt_mutator_keeps_expressions():
         def visit_var(self, v):
             raise AssertionError("expressions must not be visited")
 
-    A, i, loop = _program()
+    _, _, loop = _program()
     out = DropEvaluate()(loop)
     assert out.body.seq[1].value.value == 0 and out.extent is x
 

@@ -19,9 +19,8 @@ def test_seed_example_builds_nested_loops():
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer("float32", name="A")
-    with ib.for_range(0, n, name="i") as i:
-        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
-            A[i * 4 + j] += tir.const(1, "float32")
+    with ib.for_range(0, n, name="i") as i, ib.for_range(0, 4, kind="vectorize", name="j") as j:
+        A[i * 4 + j] += tir.const(1, "float32")
     loops, store = _for_chain(ib.get())
     outer, inner = loops
     assert outer.loop_var is i and i.name == "i" and i.dtype == "int32"
@@ -246,9 +245,8 @@ def test_get_is_repeatable_and_keeps_building():
 
 def test_get_inside_scope_raises():
     ib = ir_builder.create()
-    with pytest.raises(RuntimeError, match="inside a construction scope"):
-        with ib.for_range(0, 4):
-            ib.get()
+    with pytest.raises(RuntimeError, match="inside a construction scope"), ib.for_range(0, 4):
+        ib.get()
 
 
 def test_for_range_kinds():
@@ -467,9 +465,8 @@ def test_likely():
 
 def test_exception_inside_scope_leaves_builder_usable():
     ib = ir_builder.create()
-    with pytest.raises(ZeroDivisionError):
-        with ib.for_range(0, 4):
-            1 / 0
+    with pytest.raises(ZeroDivisionError, match="boom"), ib.for_range(0, 4):
+        raise ZeroDivisionError("boom")
     ib.emit(tir.Evaluate(3))
     assert ib.get().value.value == 3
 
@@ -481,9 +478,8 @@ def test_nested_scopes_build_proper_bodies():
     with ib.for_range(0, n, name="i", kind="parallel") as i:
         tmp = ib.allocate("float32", (1,), name="tmp")
         tmp[0] = 0.0
-        with ib.for_range(0, 8, name="k") as k:
-            with ib.if_scope(k < i):
-                tmp[0] += A[k]
+        with ib.for_range(0, 8, name="k") as k, ib.if_scope(k < i):
+            tmp[0] += A[k]
         A[i] = tmp[0]
     loop = ib.get()
     alloc = loop.body

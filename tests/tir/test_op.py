@@ -162,8 +162,8 @@ def test_int_operators_are_bitwise_calls():
 
 
 def test_eq_truth_value_is_identity():
-    assert bool(x == x) and not bool(x == y)
-    assert bool(x != y) and not bool(x != x)
+    assert bool(x == x) and not bool(x == y)  # noqa: PLR0124
+    assert bool(x != y) and not bool(x != x)  # noqa: PLR0124
     assert (x == 1).b.value == 1  # the == operator does not fold
     assert isinstance(tir.const(1) == tir.const(1), tir.EQ)
 
@@ -176,7 +176,7 @@ def test_bool_of_other_expressions_raises_with_hint():
 
 def test_comparison_with_unrelated_object_is_not_an_expr():
     assert (x == "a") is False
-    assert (x != None) is True  # noqa: E711
+    assert (x != None) is True
 
 
 # ---------------------------------------------------------------- constants

@@ -32,7 +32,7 @@ def test_well_formed_function_passes():
 
 
 def test_undefined_var_is_reported():
-    n, A, B, body = _vector_add()
+    _, A, B, body = _vector_add()
     func = tir.PrimFunc([A, B], body)
     with pytest.raises(ValueError, match=r"main: use of undefined var n \(int32\)"):
         tir.verify_well_formed(func)
@@ -40,7 +40,7 @@ def test_undefined_var_is_reported():
 
 
 def test_module_errors_name_the_function():
-    n, A, B, body = _vector_add()
+    _, A, B, body = _vector_add()
     mod = tir.IRModule({"vadd": tir.PrimFunc([A, B], body)})
     with pytest.raises(ValueError, match="vadd: use of undefined var n"):
         tir.verify_well_formed(mod)
@@ -111,7 +111,7 @@ def test_param_rebound_by_let():
 
 
 def test_store_into_undefined_buffer():
-    n, A, B, body = _vector_add()
+    n, A, _, body = _vector_add()
     func = tir.PrimFunc([A, n], body)
     errors = well_formed_errors(func)
     assert any("store into undefined buffer B" in e and "for i > store B" in e for e in errors)

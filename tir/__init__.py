@@ -31,6 +31,7 @@ from . import arith  # noqa: E402
 from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
+from .structural import assert_structural_equal, structural_equal, structural_hash  # noqa: E402
 
 import sys as _sys  # noqa: E402
 

@@ -1,0 +1,486 @@
+"""Structural equality and hashing of TIR: equal up to the names of bound variables.
+
+Two programs are structurally equal when they have the same node classes and
+data field values, and their variables correspond one to one:
+
+- a field marked ``binds=True`` (``For.loop_var``, ``Let.var``,
+  ``LetStmt.var``, ``Allocate.buffer_var``) defines a pairing of the left
+  variable with the right one; later uses must follow it;
+- ``PrimFunc`` params are paired by position, and the ``buffer_map`` buffers
+  param by param (their data vars and new shape vars are defined there);
+- a free variable (defined nowhere) equals only itself, unless
+  ``map_free_vars=True``, which pairs free variables on first meeting;
+- buffers pair one to one, compared field by field (their names are ignored,
+  like variable names).
+
+``structural_hash`` walks in the same order and hashes a variable by its dtype
+and the order in which it was defined or first met, so equal programs hash
+equal. Both walk in pure Python under ``deep_recursion()``: deep expressions
+recurse, sequences are iterated.
+
+>>> from tir import Var
+>>> x, y = Var("x"), Var("y")
+>>> structural_equal(x + 1, y + 1), structural_equal(x + 1, y + 1, map_free_vars=True)
+(False, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from .buffer import Buffer
+from .expr import Var
+from .function import IRModule, PrimFunc
+from .functor import deep_recursion
+from .node import BUFFER, DATA, EXPR, EXPRS, STMT, STMTS, Node
+
+_PLAIN = frozenset((str, int, bool, type(None)))
+# Fields that name things for people only; they take no part in the structure.
+_IGNORED = {"name"}
+_PLANS: dict[type, tuple] = {}
+
+
+def _plan(cls: type) -> tuple:
+    """``(class token, ((field, kind, binds), ...))`` for a node class, cached."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        fields = []
+        for f in attrs.fields(cls):
+            if f.name in _IGNORED and issubclass(cls, (Var, Buffer)):
+                continue
+            fields.append((f.name, f.metadata.get("kind", DATA), f.metadata.get("binds", False)))
+        plan = _PLANS[cls] = (hash(f"{cls.__module__}.{cls.__qualname__}"), tuple(fields))
+    return plan
+
+
+def _key_order(key: Any) -> tuple[str, str]:
+    return type(key).__name__, str(key)
+
+
+def _sorted_keys(mapping: Mapping) -> list:
+    """Mapping keys in a deterministic order, so both sides walk values alike."""
+    try:
+        return sorted(mapping, key=_key_order)
+    except TypeError:
+        return list(mapping)
+
+
+# ---------------------------------------------------------------- equality
+
+
+class _Equal:
+    """One comparison: the variable and buffer pairings made so far, and the mismatch."""
+
+    def __init__(self, map_free_vars: bool):
+        self.map_free_vars = map_free_vars
+        self.lvars: dict[int, Var] = {}  # id(left var) -> right var
+        self.rvars: dict[int, Var] = {}  # id(right var) -> left var
+        self.lbufs: dict[int, Buffer] = {}
+        self.rbufs: dict[int, Buffer] = {}
+        self.path: list[str] = []  # innermost first, filled while unwinding a mismatch
+        self.mismatch: tuple[Any, Any, str] | None = None
+
+    def fail(self, lhs: Any, rhs: Any, reason: str) -> bool:
+        if self.mismatch is None:
+            self.mismatch = (lhs, rhs, reason)
+        return False
+
+    def node(self, lhs: Any, rhs: Any) -> bool:
+        """Compare two expressions, statements, buffers, functions or modules."""
+        cls = type(lhs)
+        if cls is not type(rhs):
+            return self.fail(lhs, rhs, f"node types differ: {cls.__name__} vs {type(rhs).__name__}")
+        special = _EQUAL_SPECIAL.get(cls)
+        if special is not None:
+            return special(self, lhs, rhs)
+        if isinstance(lhs, Var):
+            return self.var_use(lhs, rhs)
+        return self.fields(lhs, rhs)
+
+    def fields(self, lhs: Any, rhs: Any) -> bool:
+        """Compare every field of two nodes of one class, in declaration order."""
+        for name, kind, binds in _plan(type(lhs))[1]:
+            a = getattr(lhs, name)
+            b = getattr(rhs, name)
+            if kind is EXPR or kind is STMT:
+                if a is None or b is None:
+                    ok = a is b or self.fail(a, b, "one side is missing")
+                else:
+                    ok = self.var_def(a, b) if binds else self.node(a, b)
+            elif kind is EXPRS or kind is STMTS:
+                ok = self.items(a, b)
+            elif kind is BUFFER:
+                ok = self.buffer(a, b)
+            elif a is b or type(a) is type(b) and type(a) in _PLAIN and a == b:
+                continue
+            elif isinstance(a, _STRUCTURED) or isinstance(b, _STRUCTURED):
+                ok = self.data(a, b)
+            elif plain_equal(a, b):
+                continue
+            else:  # report the node, which prints better than the bare values
+                return self.fail(lhs, rhs, f"{name} differs: {a!r} vs {b!r}")
+            if not ok:
+                self.path.append(name)
+                return False
+        return True
+
+    def items(self, lhs: tuple, rhs: tuple) -> bool:
+        if len(lhs) != len(rhs):
+            return self.fail(lhs, rhs, f"lengths differ: {len(lhs)} vs {len(rhs)}")
+        node = self.node
+        for i in range(len(lhs)):
+            if not node(lhs[i], rhs[i]):
+                self.path.append(f"[{i}]")
+                return False
+        return True
+
+    def data(self, lhs: Any, rhs: Any) -> bool:
+        """Plain field values: nodes structurally, mappings as dicts, others with ``==``."""
+        if isinstance(lhs, Node) or isinstance(rhs, Node):
+            if isinstance(lhs, Buffer) and isinstance(rhs, Buffer):
+                return self.buffer(lhs, rhs)
+            return self.node(lhs, rhs)
+        if isinstance(lhs, Mapping) and isinstance(rhs, Mapping):
+            return self.mapping(lhs, rhs)
+        if isinstance(lhs, (list, tuple)) and isinstance(rhs, (list, tuple)):
+            return self.data_items(lhs, rhs)
+        return plain_equal(lhs, rhs) or self.fail(lhs, rhs, "values differ")
+
+    def mapping(self, lhs: Mapping, rhs: Mapping) -> bool:
+        if set(lhs) != set(rhs):
+            return self.fail(dict(lhs), dict(rhs), "keys differ")
+        for key in _sorted_keys(lhs):
+            if not self.data(lhs[key], rhs[key]):
+                self.path.append(f"[{key!r}]")
+                return False
+        return True
+
+    def data_items(self, lhs: Any, rhs: Any) -> bool:
+        if len(lhs) != len(rhs):
+            return self.fail(lhs, rhs, f"lengths differ: {len(lhs)} vs {len(rhs)}")
+        for i, (a, b) in enumerate(zip(lhs, rhs)):
+            if not self.data(a, b):
+                self.path.append(f"[{i}]")
+                return False
+        return True
+
+    # ------------------------------------------------------------ variables
+
+    def var_kind(self, lhs: Var, rhs: Any) -> bool:
+        """Same class, dtype and type annotation (names do not matter)."""
+        if type(lhs) is not type(rhs):
+            return self.fail(lhs, rhs, f"node types differ: {type(lhs).__name__} vs "
+                             f"{type(rhs).__name__}")
+        if lhs.dtype != rhs.dtype:
+            return self.fail(lhs, rhs, f"variable dtypes differ: {lhs.dtype} vs {rhs.dtype}")
+        if lhs.type_annotation != rhs.type_annotation:
+            return self.fail(lhs, rhs, "variable type annotations differ: "
+                             f"{lhs.type_annotation} vs {rhs.type_annotation}")
+        return True
+
+    def var_def(self, lhs: Var, rhs: Var) -> bool:
+        """A binding site: pair the two variables from here on."""
+        if not self.var_kind(lhs, rhs):
+            return False
+        self.lvars[id(lhs)] = rhs
+        self.rvars[id(rhs)] = lhs
+        return True
+
+    def var_use(self, lhs: Var, rhs: Var) -> bool:
+        """A use must follow the pairing; free variables are identical or newly paired."""
+        if not self.var_kind(lhs, rhs):
+            return False
+        paired = self.lvars.get(id(lhs))
+        if paired is not None:
+            if paired is rhs and self.rvars.get(id(rhs)) is lhs:
+                return True
+            return self.fail(lhs, rhs, f"variable {lhs.name} is paired with {paired.name} "
+                             f"where {rhs.name} is used")
+        if id(rhs) in self.rvars:
+            return self.fail(lhs, rhs, f"variable {rhs.name} is already paired with another")
+        if self.map_free_vars:
+            return self.var_def(lhs, rhs)
+        return lhs is rhs or self.fail(lhs, rhs, f"free variables {lhs.name} and {rhs.name} "
+                                       "differ (pass map_free_vars=True to pair them)")
+
+    # ------------------------------------------------------------ buffers and functions
+
+    def buffer(self, lhs: Buffer, rhs: Buffer) -> bool:
+        """Buffers pair one to one; a first meeting compares their fields."""
+        paired = self.lbufs.get(id(lhs))
+        if paired is not None:
+            return paired is rhs or self.fail(lhs, rhs, f"buffer {lhs.name} is paired with "
+                                              f"another buffer ({paired.name})")
+        if id(rhs) in self.rbufs:
+            return self.fail(lhs, rhs, f"buffer {rhs.name} is already paired with another")
+        if not self.fields(lhs, rhs):
+            return False
+        self.lbufs[id(lhs)] = rhs
+        self.rbufs[id(rhs)] = lhs
+        return True
+
+    def buffer_def(self, lhs: Buffer, rhs: Buffer) -> bool:
+        """A ``buffer_map`` entry defines its data var and the new vars of its shape."""
+        if not self.var_def(lhs.data, rhs.data):
+            self.path.append("data")
+            return False
+        for name in ("shape", "strides"):
+            a, b = getattr(lhs, name), getattr(rhs, name)
+            if len(a) == len(b) and not self.define_new_vars(a, b):
+                self.path.append(name)
+                return False
+        if not self.define_new_vars((lhs.elem_offset,), (rhs.elem_offset,)):
+            self.path.append("elem_offset")
+            return False
+        return self.buffer(lhs, rhs)
+
+    def define_new_vars(self, lhs: tuple, rhs: tuple) -> bool:
+        for i, (a, b) in enumerate(zip(lhs, rhs)):
+            fresh = id(a) not in self.lvars and id(b) not in self.rvars
+            if isinstance(a, Var) and isinstance(b, Var) and fresh and not self.var_def(a, b):
+                self.path.append(f"[{i}]")
+                return False
+        return True
+
+    def prim_func(self, lhs: PrimFunc, rhs: PrimFunc) -> bool:
+        """Params by position, then their buffers, body, return type and attributes."""
+        if not self.items_with(lhs.params, rhs.params, self.var_def, "params"):
+            return False
+        for i, (a, b) in enumerate(zip(lhs.params, rhs.params)):
+            abuf, bbuf = lhs.buffer_map.get(a), rhs.buffer_map.get(b)
+            if abuf is None and bbuf is None:
+                continue
+            if abuf is None or bbuf is None:
+                ok = self.fail(abuf, bbuf, "only one side has a buffer for this param")
+            else:
+                ok = self.buffer_def(abuf, bbuf)
+            if not ok:
+                self.path += [f"[{a.name}]", "buffer_map"]
+                return False
+        for name, compare in (("body", self.node), ("ret_type", self.data), ("attrs", self.data)):
+            if not compare(getattr(lhs, name), getattr(rhs, name)):
+                self.path.append(name)
+                return False
+        return True
+
+    def items_with(self, lhs: tuple, rhs: tuple, compare: Any, name: str) -> bool:
+        if len(lhs) != len(rhs):
+            self.path.append(name)
+            return self.fail(lhs, rhs, f"lengths differ: {len(lhs)} vs {len(rhs)}")
+        for i in range(len(lhs)):
+            if not compare(lhs[i], rhs[i]):
+                self.path += [f"[{i}]", name]
+                return False
+        return True
+
+    def module(self, lhs: IRModule, rhs: IRModule) -> bool:
+        """The same function names, each function equal, and equal attributes."""
+        if sorted(lhs.functions) != sorted(rhs.functions):
+            return self.fail(sorted(lhs.functions), sorted(rhs.functions),
+                             "function names differ")
+        for name in sorted(lhs.functions):
+            if not self.prim_func(lhs.functions[name], rhs.functions[name]):
+                self.path.append(f"functions[{name!r}]")
+                return False
+        if not self.data(lhs.attrs, rhs.attrs):
+            self.path.append("attrs")
+            return False
+        return True
+
+
+_EQUAL_SPECIAL = {PrimFunc: _Equal.prim_func, IRModule: _Equal.module, Buffer: _Equal.buffer}
+
+
+_STRUCTURED = (Node, Mapping, list, tuple)
+
+
+def plain_equal(a: Any, b: Any) -> bool:
+    """``a == b`` for plain values; floats alike bit for bit (NaN equals NaN, -0.0 not 0.0)."""
+    if isinstance(a, float) and isinstance(b, float):
+        if a == b:
+            return a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)
+        return a != a and b != b
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # for example NumPy arrays
+        return False
+
+
+# ---------------------------------------------------------------- hashing
+
+_VAR_DEF = hash("tir.structural.var_def")
+_VAR_USE = hash("tir.structural.var_use")
+_BUF_REF = hash("tir.structural.buffer_ref")
+_NAN = hash("tir.structural.nan")
+
+
+class _Hasher:
+    """One hash walk: the order in which variables and buffers were met."""
+
+    def __init__(self):
+        self.vars: dict[int, int] = {}  # id(var) -> order of definition or first meeting
+        self.bufs: dict[int, int] = {}
+        self.count = 0
+
+    def node(self, node: Any) -> int:
+        cls = type(node)
+        special = _HASH_SPECIAL.get(cls)
+        if special is not None:
+            return special(self, node)
+        if isinstance(node, Var):
+            return self.var_use(node)
+        return self.fields(node)
+
+    def fields(self, node: Any) -> int:
+        token, plan = _plan(type(node))
+        parts = [token]
+        append = parts.append
+        for name, kind, binds in plan:
+            v = getattr(node, name)
+            if kind is EXPR or kind is STMT:
+                if v is None:
+                    append(None)
+                else:
+                    append(self.var_def(v) if binds else self.node(v))
+            elif kind is EXPRS or kind is STMTS:
+                append(len(v))
+                node_hash = self.node
+                for item in v:
+                    append(node_hash(item))
+            elif kind is BUFFER:
+                append(self.buffer(v))
+            elif type(v) in _PLAIN:
+                append(v)
+            else:
+                append(self.data(v))
+        return hash(tuple(parts))
+
+    def data(self, value: Any) -> int:
+        if isinstance(value, Node):
+            return self.buffer(value) if isinstance(value, Buffer) else self.node(value)
+        if isinstance(value, Mapping):
+            return hash(tuple([(hash(k), self.data(value[k])) for k in _sorted_keys(value)]))
+        if isinstance(value, (list, tuple)):
+            return hash(tuple([self.data(v) for v in value]))
+        if isinstance(value, float):
+            return _NAN if value != value else hash(value)
+        try:
+            return hash(value)
+        except TypeError:  # unhashable but comparable: fall back on its type
+            return hash(type(value).__qualname__)
+
+    def var_def(self, var: Var) -> int:
+        self.vars[id(var)] = self.count
+        self.count += 1
+        return hash((_VAR_DEF, _plan(type(var))[0], var.dtype, var.type_annotation))
+
+    def var_use(self, var: Var) -> int:
+        order = self.vars.get(id(var))
+        if order is None:  # a free variable: numbered where first met
+            order = self.vars[id(var)] = self.count
+            self.count += 1
+        return hash((_VAR_USE, _plan(type(var))[0], var.dtype, var.type_annotation, order))
+
+    def buffer(self, buf: Buffer) -> int:
+        order = self.bufs.get(id(buf))
+        if order is not None:
+            return hash((_BUF_REF, order))
+        content = self.fields(buf)
+        self.bufs[id(buf)] = len(self.bufs)
+        return content
+
+    def buffer_def(self, buf: Buffer) -> int:
+        parts = [self.var_def(buf.data)]
+        for e in buf.shape + buf.strides + (buf.elem_offset,):
+            if isinstance(e, Var) and id(e) not in self.vars:
+                parts.append(self.var_def(e))
+        parts.append(self.buffer(buf))
+        return hash(tuple(parts))
+
+    def prim_func(self, func: PrimFunc) -> int:
+        parts = [_plan(PrimFunc)[0], len(func.params)]
+        parts += [self.var_def(p) for p in func.params]
+        for p in func.params:
+            buf = func.buffer_map.get(p)
+            parts.append(None if buf is None else self.buffer_def(buf))
+        parts += [self.node(func.body), self.data(func.ret_type), self.data(func.attrs)]
+        return hash(tuple(parts))
+
+    def module(self, mod: IRModule) -> int:
+        parts = [hash("IRModule")]
+        for name in sorted(mod.functions):
+            parts += [hash(name), self.prim_func(mod.functions[name])]
+        parts.append(self.data(mod.attrs))
+        return hash(tuple(parts))
+
+
+_HASH_SPECIAL = {PrimFunc: _Hasher.prim_func, IRModule: _Hasher.module, Buffer: _Hasher.buffer}
+
+
+# ---------------------------------------------------------------- public API
+
+
+def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
+    """Whether ``lhs`` and ``rhs`` are the same program up to the names of variables.
+
+    Bound variables correspond by position; free variables must be the same
+    object unless ``map_free_vars`` is true. Works on expressions, statements,
+    buffers, ``PrimFunc`` and ``IRModule``.
+    """
+    if lhs is rhs:
+        return True
+    with deep_recursion():
+        return _Equal(map_free_vars).data(lhs, rhs)
+
+
+def structural_hash(node: Any, map_free_vars: bool = False) -> int:
+    """A hash that agrees with ``structural_equal``: equal programs hash equal.
+
+    Variables hash by dtype and the order in which they are defined or first
+    met, so the hash ignores names and does not depend on object identity.
+    ``map_free_vars`` is accepted for TVM compatibility; the hash is the same
+    either way, since it never depends on which object a free variable is.
+    """
+    del map_free_vars  # free variables already hash by position
+    with deep_recursion():
+        return _Hasher().data(node)
+
+
+def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
+    """Raise ``ValueError`` naming the path of the first mismatch and both sides there.
+
+    >>> assert_structural_equal(Var("x") + 1, Var("x") + 2, map_free_vars=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: structural mismatch at b: value differs: 1 vs 2 ...
+    """
+    if lhs is rhs:
+        return
+    eq = _Equal(map_free_vars)
+    with deep_recursion():
+        if eq.data(lhs, rhs):
+            return
+        path = _path_text(eq.path)
+    a, b, reason = eq.mismatch or (lhs, rhs, "values differ")
+    raise ValueError(
+        f"structural mismatch at {path}: {reason}\n"
+        f"  lhs: {_show(a)}\n  rhs: {_show(b)}"
+    )
+
+
+def _path_text(pieces: list[str]) -> str:
+    """``['b', 'value', '[3]', 'seq']`` (innermost first) -> ``seq[3].value.b``."""
+    out = ""
+    for piece in reversed(pieces):
+        out += piece if piece.startswith("[") or not out else "." + piece
+    return out or "<root>"
+
+
+def _show(value: Any, limit: int = 300) -> str:
+    text = str(value) if isinstance(value, Node) else repr(value)
+    text = text.replace("\n", "\n       ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -24,7 +24,7 @@ from typing import Any
 from . import dtype as dt
 from . import op
 from .buffer import Buffer, decl_buffer
-from .expr import BufferLoad, PrimExpr, SizeVar, Var, access_dtype
+from .expr import BufferLoad, PrimExpr, SizeVar, StringImm, Var, access_dtype
 from .stmt import (
     Allocate,
     AttrStmt,
@@ -47,6 +47,7 @@ FOR_KINDS = {
     "unroll": ForKind.UNROLLED,
 }
 
+
 class BufferView:
     """A buffer seen from the builder: ``A[i]`` loads, ``A[i] = v`` emits a store.
 
@@ -63,6 +64,8 @@ class BufferView:
     def asbuffer(self) -> Buffer:
         """The ``tir.Buffer`` this view reads and writes."""
         return self._buffer
+
+    asobject = asbuffer  # TVM's name
 
     @property
     def buffer(self) -> Buffer:
@@ -98,7 +101,7 @@ class BufferView:
         if len(indices) != ndim:
             raise ValueError(
                 f"buffer {self.name} has {ndim} dimension(s), got {len(indices)} "
-                f"index(es); write {self.name}[{', '.join('i' * ndim)}]"
+                f"index(es); write {self.name}[{', '.join(f'i{k}' for k in range(ndim))}]"
             )
         out = []
         for i in indices:
@@ -271,6 +274,8 @@ class IRBuilder:
         """Annotate the rest of the scope with ``AttrStmt(node, key, value)``."""
         if isinstance(node, BufferView):
             node = node.asbuffer()
+        elif isinstance(node, str):
+            node = StringImm(node)
         self.emit(lambda body: AttrStmt(node, key, value, body))
 
     def allocate(

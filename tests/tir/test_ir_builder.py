@@ -489,3 +489,20 @@ def test_nested_scopes_build_proper_bodies():
     assert isinstance(inner.body, tir.IfThenElse)
     assert final.buffer is A.asbuffer()
     assert tir.verify_well_formed(tir.PrimFunc([A, n], loop))
+
+
+def test_scope_attr_string_node_and_asobject():
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    assert A.asobject() is A.asbuffer()
+    ib.scope_attr("device", "pragma", 1)
+    ib.emit(tir.Evaluate(0))
+    attr = ib.get()
+    assert isinstance(attr.node, tir.StringImm) and attr.node.value == "device"
+
+
+def test_wrong_index_count_message_suggests_the_form():
+    ib = ir_builder.create()
+    B = ib.allocate("float32", (4, 4), name="B")
+    with pytest.raises(ValueError, match=r"write B\[i0, i1\]"):
+        B[0]

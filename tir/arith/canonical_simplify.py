@@ -270,12 +270,8 @@ class CanonicalSimplifier(ExprVisitor):
                 out = term if out is None else Add(out, term)
         for atom, coeff in terms:
             if coeff < 0:
-                if out is None and dt.DataType(dtype).is_uint:
-                    raise _Unrepresentable(dtype)
-                if out is None:
-                    out = Mul(atom, IntImm(dtype, coeff))
-                else:
-                    out = Sub(out, atom if coeff == -1 else Mul(atom, IntImm(dtype, -coeff)))
+                term = atom if coeff == -1 else Mul(atom, IntImm(dtype, -coeff))
+                out = Sub(IntImm(dtype, 0) if out is None else out, term)
         if out is None:
             return IntImm(dtype, form.const)
         if form.const > 0:

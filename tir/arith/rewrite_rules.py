@@ -321,7 +321,7 @@ LT_RULES = [
     Rule(c1 < x - c2, c1 + c2 < x),
     Rule(x * c1 < c2, x < floordiv(c2 + c1 - 1, c1), pos("c1")),     # x*c < k <=> x < ceil(k/c)
     Rule(c1 < x * c2, floordiv(c1, c2) < x, pos("c2")),
-    Rule(x + c1 < y + c2, x + (c1 - c2) < y),
+    Rule(x + c1 < y + c2, x < y + (c2 - c1)),
     Rule(x + y < x + z, y < z),
     Rule(y + x < z + x, y < z),
     Rule(x + y < x, y < 0),
@@ -387,6 +387,8 @@ AND_RULES = [
     Rule((b1 & b2) & b1, b1 & b2),
     Rule((b1 & b2) & b2, b1 & b2),
     Rule((x < y) & (y < x), FALSE, is_int("x")),
+    Rule((x < y) & (y <= x), FALSE, is_int("x")),
+    Rule((x <= y) & (y < x), FALSE, is_int("x")),
     Rule((x < c1) & (x < c2), x < min(c1, c2), is_int("x")),
     Rule((c1 < x) & (c2 < x), max(c1, c2) < x, is_int("x")),
     Rule((x < c1) & (c2 < x), FALSE, both(is_int("x"), lambda m: m.v("c1") <= m.v("c2") + 1)),

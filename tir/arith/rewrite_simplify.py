@@ -56,7 +56,7 @@ class _Children(ExprMutator):
 
     def visit_binary(self, e) -> PrimExpr:
         a, b = self.owner.rewrite(e.a), self.owner.rewrite(e.b)
-        if a is e.a and b is e.b and not (_is_const(a) and _is_const(b)):
+        if a is e.a and b is e.b and not (_is_const(a) or _is_const(b)):
             return e
         try:
             return _BINARY_BUILDERS[type(e)](a, b)

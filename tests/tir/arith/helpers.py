@@ -47,8 +47,12 @@ def evaluate(e, env: dict):
         a = evaluate(e.a, env)
         return [1 - v for v in a] if isinstance(a, list) else 1 - a
     if cls is E.Select:
-        c = evaluate(e.condition, env)
-        return evaluate(e.true_value if c else e.false_value, env)
+        c, t, f = (evaluate(v, env) for v in (e.condition, e.true_value, e.false_value))
+        if not isinstance(c, list):
+            return t if c else f
+        n = len(c)
+        t, f = (v if isinstance(v, list) else [v] * n for v in (t, f))
+        return [p if q else r for q, p, r in zip(c, t, f)]
     if cls is E.Ramp:
         b, s = evaluate(e.base, env), evaluate(e.stride, env)
         return [b + i * s for i in range(e.lanes)]
@@ -108,3 +112,24 @@ def assert_same(got, expected, source=None) -> None:
             tir.const(expected, got.dtype))
     where = f" (from {show(source)})" if source is not None else ""
     assert struct_equal(got, expected), f"got {show(got)}, expected {show(expected)}{where}"
+
+
+def lift(e, var, vector):
+    """``e`` with ``var`` replaced by ``vector``, scalars broadcast as the operators do."""
+    from tir.arith.pattern import _BUILDERS
+
+    cls = type(e)
+    if e is var:
+        return vector
+    if cls in _BUILDERS:
+        return _BUILDERS[cls](lift(e.a, var, vector), lift(e.b, var, vector))
+    if cls is E.Select:
+        c, t, f = (lift(x, var, vector) for x in (e.condition, e.true_value, e.false_value))
+        t, f = tir.op.promote(t, f)
+        lanes = max(tir.DataType(x.dtype).lanes for x in (c, t))
+        if lanes > 1:
+            c = tir.op.cast(f"boolx{lanes}", c)
+            t = tir.op.cast(f"{tir.DataType(t.dtype).element_of}x{lanes}", t)
+            f = tir.op.cast(f"{tir.DataType(f.dtype).element_of}x{lanes}", f)
+        return tir.Select(c, t, f)
+    return e

@@ -1,0 +1,331 @@
+"""The interpreter proper: evaluates TIR expressions and runs statements on NumPy values.
+
+``Machine`` holds the environment (Var -> value; a handle var's value is the
+flat NumPy array of its memory) and dispatches by node class to one method
+per node, named as in ``tir.functor`` (``visit_add``, ``visit_for``). A node
+without a method is an error, never silently skipped. Semantics follow
+TIR/LLVM: integers wrap around, ``Div``/``Mod`` truncate while
+``FloorDiv``/``FloorMod`` floor, ``Select`` evaluates both sides and
+``if_then_else`` only one, loops of every kind run serially.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from tir import dtype as dt
+from tir.buffer import Buffer
+from tir.expr import IntImm, Var
+from tir.functor import method_name, post_order_visit
+
+from . import memory, values
+from .intrinsics import ELEMENTWISE
+
+
+class ReturnValue(Exception):
+    """Raised by ``tir.ret`` to leave the function with a value."""
+
+    def __init__(self, value: Any):
+        super().__init__("tir.ret")
+        self.value = value
+
+
+class Machine:
+    """Evaluates one PrimFunc call; ``env`` maps vars to values and handles to memory."""
+
+    _tables: dict = {}
+
+    def __init__(self, env: dict, vscale: int = 1, poison_allocations: bool = False):
+        self.env = env
+        self.vscale = vscale
+        self.poison_allocations = poison_allocations
+        self._entry_vars = set(env)
+        self._layouts: dict = {}
+
+    # ------------------------------------------------------------ dispatch
+
+    def _method(self, cls: type) -> Callable:
+        fn = Machine._tables.get(cls)
+        if fn is None:
+            fn = self._resolve(cls)
+            Machine._tables[cls] = fn
+        return fn
+
+    @staticmethod
+    def _resolve(cls: type) -> Callable:
+        for base in cls.__mro__:
+            fn = getattr(Machine, method_name(base), None)
+            if fn is not None:
+                return fn
+        raise NotImplementedError(f"interpreter: no rule for {cls.__name__} nodes")
+
+    def eval(self, expr: Any) -> Any:
+        """The value of an expression."""
+        return self._method(type(expr))(self, expr)
+
+    def run(self, stmt: Any) -> None:
+        """Execute a statement."""
+        self._method(type(stmt))(self, stmt)
+
+    def eval_int(self, expr: Any) -> int:
+        """The value of a scalar integer expression as a Python int."""
+        return expr.value if isinstance(expr, IntImm) else int(self.eval(expr))
+
+    def _lanes(self, lanes: Any) -> int:
+        return lanes if isinstance(lanes, int) else self.eval_int(lanes)
+
+    # ------------------------------------------------------------ leaves
+
+    def visit_var(self, v: Var) -> Any:
+        try:
+            return self.env[v]
+        except KeyError:
+            raise RuntimeError(f"interpreter: variable '{v.name}' is used outside its scope") from None
+
+    def visit_int_imm(self, e: Any) -> Any:
+        return values.make(e.value, e.dtype)
+
+    visit_float_imm = visit_int_imm
+
+    def visit_string_imm(self, e: Any) -> str:
+        return e.value
+
+    # ------------------------------------------------------------ arithmetic
+
+    def visit_add(self, e: Any) -> Any:
+        return self.eval(e.a) + self.eval(e.b)
+
+    def visit_sub(self, e: Any) -> Any:
+        return self.eval(e.a) - self.eval(e.b)
+
+    def visit_mul(self, e: Any) -> Any:
+        return self.eval(e.a) * self.eval(e.b)
+
+    def visit_div(self, e: Any) -> Any:
+        return values.trunc_div(self.eval(e.a), self.eval(e.b))
+
+    def visit_mod(self, e: Any) -> Any:
+        return values.trunc_mod(self.eval(e.a), self.eval(e.b))
+
+    def visit_floor_div(self, e: Any) -> Any:
+        return values.floor_div(self.eval(e.a), self.eval(e.b))
+
+    def visit_floor_mod(self, e: Any) -> Any:
+        return values.floor_mod(self.eval(e.a), self.eval(e.b))
+
+    def visit_min(self, e: Any) -> Any:
+        return np.minimum(self.eval(e.a), self.eval(e.b))
+
+    def visit_max(self, e: Any) -> Any:
+        return np.maximum(self.eval(e.a), self.eval(e.b))
+
+    def visit_eq(self, e: Any) -> Any:
+        return self.eval(e.a) == self.eval(e.b)
+
+    def visit_ne(self, e: Any) -> Any:
+        return self.eval(e.a) != self.eval(e.b)
+
+    def visit_lt(self, e: Any) -> Any:
+        return self.eval(e.a) < self.eval(e.b)
+
+    def visit_le(self, e: Any) -> Any:
+        return self.eval(e.a) <= self.eval(e.b)
+
+    def visit_gt(self, e: Any) -> Any:
+        return self.eval(e.a) > self.eval(e.b)
+
+    def visit_ge(self, e: Any) -> Any:
+        return self.eval(e.a) >= self.eval(e.b)
+
+    def visit_and(self, e: Any) -> Any:
+        return np.logical_and(self.eval(e.a), self.eval(e.b))
+
+    def visit_or(self, e: Any) -> Any:
+        return np.logical_or(self.eval(e.a), self.eval(e.b))
+
+    def visit_not(self, e: Any) -> Any:
+        return np.logical_not(self.eval(e.a))
+
+    # ------------------------------------------------------------ other expressions
+
+    def visit_select(self, e: Any) -> Any:
+        cond, t, f = self.eval(e.condition), self.eval(e.true_value), self.eval(e.false_value)
+        if np.ndim(cond) == 0 and np.ndim(t) == 0:
+            return t if cond else f
+        return np.where(cond, t, f).astype(values.np_dtype(e.dtype))
+
+    def visit_cast(self, e: Any) -> Any:
+        return values.cast(self.eval(e.value), e.dtype)
+
+    def visit_ramp(self, e: Any) -> Any:
+        lanes = self._lanes(e.lanes)
+        base, stride = self.eval(e.base), self.eval(e.stride)
+        return base + stride * np.arange(lanes, dtype=values.np_dtype(e.base.dtype))
+
+    def visit_broadcast(self, e: Any) -> Any:
+        return np.full(self._lanes(e.lanes), self.eval(e.value), values.np_dtype(e.dtype))
+
+    def visit_shuffle(self, e: Any) -> Any:
+        pool = np.concatenate([np.atleast_1d(self.eval(v)) for v in e.vectors])
+        picked = pool[[i.value for i in e.indices]]
+        return picked if len(picked) > 1 else picked[0]
+
+    def visit_let(self, e: Any) -> Any:
+        with self._bound(e.var, self.eval(e.value)):
+            return self.eval(e.body)
+
+    def visit_call(self, e: Any) -> Any:
+        special = _SPECIAL_CALLS.get(e.op)
+        if special is not None:
+            return special(self, e)
+        fn = ELEMENTWISE.get(e.op)
+        if fn is None:
+            raise ValueError(f"interpreter: cannot evaluate a call of {e.op!r}")
+        return fn(*[self.eval(a) for a in e.args])
+
+    def visit_buffer_load(self, e: Any) -> Any:
+        mask = None if e.predicate is None else self.eval(e.predicate)
+        mem, flat = self._address(e.buffer, e.indices, mask)
+        return memory.load(mem, flat, mask)
+
+    # ------------------------------------------------------------ statements
+
+    def visit_buffer_store(self, s: Any) -> None:
+        value = self.eval(s.value)
+        mask = None if s.predicate is None else self.eval(s.predicate)
+        mem, flat = self._address(s.buffer, s.indices, mask)
+        memory.store(mem, flat, value, mask)
+
+    def visit_seq_stmt(self, s: Any) -> None:
+        for stmt in s.seq:
+            self.run(stmt)
+
+    def visit_for(self, s: Any) -> None:
+        lo, extent = self.eval_int(s.min), self.eval_int(s.extent)
+        make, var, body = values.np_dtype(s.loop_var.dtype).type, s.loop_var, s.body
+        run = self._method(type(body))
+        with self._bound(var, None):
+            for i in range(lo, lo + extent):
+                self.env[var] = make(i)
+                run(self, body)
+
+    def visit_while(self, s: Any) -> None:
+        while self.eval(s.condition):
+            self.run(s.body)
+
+    def visit_if_then_else(self, s: Any) -> None:
+        if self.eval(s.condition):
+            self.run(s.then_case)
+        elif s.else_case is not None:
+            self.run(s.else_case)
+
+    def visit_let_stmt(self, s: Any) -> None:
+        with self._bound(s.var, self.eval(s.value)):
+            self.run(s.body)
+
+    def visit_allocate(self, s: Any) -> None:
+        count = math.prod(self.eval_int(e) for e in s.extents) * dt.lanes_of(s.dtype)
+        with self._bound(s.buffer_var, self._new_memory(s.dtype, count)):
+            self.run(s.body)
+
+    def visit_attr_stmt(self, s: Any) -> None:
+        self.run(s.body)
+
+    def visit_evaluate(self, s: Any) -> None:
+        self.eval(s.value)
+
+    def visit_assert_stmt(self, s: Any) -> None:
+        if not self.eval(s.condition):
+            raise RuntimeError(str(self.eval(s.message)))
+        self.run(s.body)
+
+    # ------------------------------------------------------------ helpers
+
+    def _bound(self, var: Var, value: Any) -> "_Binding":
+        return _Binding(self.env, var, value)
+
+    def _new_memory(self, dtype: str, count: int) -> np.ndarray:
+        np_type = values.np_dtype(dtype)
+        if not self.poison_allocations:
+            return np.zeros(count, np_type)
+        out = np.empty(count, np_type)
+        out.view(np.uint8)[:] = 0xFF  # NaN for floats, -1 / max for integers
+        return out
+
+    def _address(self, buf: Buffer, indices: tuple, mask: Any) -> tuple:
+        """The memory of ``buf`` and the flat positions of ``buf[indices]`` (checked)."""
+        mem = self.env.get(buf.data)
+        if not isinstance(mem, np.ndarray):
+            raise RuntimeError(
+                f"interpreter: buffer '{buf.name}' has no memory (its data var "
+                f"'{buf.data.name}' is not allocated here)"
+            )
+        mem = memory.view_of(mem, buf)
+        index_values = [self.eval(i) for i in indices]
+        flat = memory.flat_index(buf, self._layout(buf), index_values, mask, mem.size)
+        return mem, flat
+
+    def _layout(self, buf: Buffer) -> memory.Layout:
+        cached = self._layouts.get(buf)
+        if cached is not None:
+            return cached
+        shape = tuple(self.eval_int(d) for d in buf.shape)
+        strides = tuple(self.eval_int(s) for s in buf.strides) or memory.row_major_strides(shape)
+        layout = memory.Layout(shape, strides, self.eval_int(buf.elem_offset))
+        if self._depends_only_on_entry(buf):
+            self._layouts[buf] = layout
+        return layout
+
+    def _depends_only_on_entry(self, buf: Buffer) -> bool:
+        """Whether the layout of ``buf`` can be cached for the whole call."""
+        free: list = []
+        for e in list(buf.shape) + list(buf.strides) + [buf.elem_offset]:
+            post_order_visit(e, lambda n: free.append(n) if isinstance(n, Var) else None)
+        return all(v in self._entry_vars for v in free)
+
+
+class _Binding:
+    """Bind ``var`` for a ``with`` block and restore the previous binding after."""
+
+    __slots__ = ("env", "var", "value", "old")
+
+    def __init__(self, env: dict, var: Var, value: Any):
+        self.env, self.var, self.value = env, var, value
+
+    def __enter__(self) -> None:
+        self.old = self.env.get(self.var, _UNBOUND)
+        self.env[self.var] = self.value
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.old is _UNBOUND:
+            self.env.pop(self.var, None)
+        else:
+            self.env[self.var] = self.old
+
+
+_UNBOUND = object()
+
+
+# ---------------------------------------------------------------- calls needing the machine
+
+
+def _if_then_else(m: Machine, e: Any) -> Any:
+    cond, t, f = e.args
+    return m.eval(t) if m.eval(cond) else m.eval(f)
+
+
+def _ret(m: Machine, e: Any) -> Any:
+    raise ReturnValue(m.eval(e.args[0]))
+
+
+_SPECIAL_CALLS: dict[str, Callable] = {
+    "tir.if_then_else": _if_then_else,
+    "tir.likely": lambda m, e: m.eval(e.args[0]),
+    "tir.reinterpret": lambda m, e: values.reinterpret(m.eval(e.args[0]), e.dtype),
+    "tir.vscale": lambda m, e: values.make(m.vscale, e.dtype),
+    "tir.assume": lambda m, e: values.make(True, "bool"),
+    "tir.ret": _ret,
+}

@@ -1,0 +1,128 @@
+"""Runtime values of the interpreter: NumPy scalars and lane arrays with C semantics.
+
+A scalar of dtype ``int32`` is a ``np.int32``; a vector ``float32x8`` is a
+1-D ``np.ndarray`` of 8 ``float32`` lanes; ``bool`` is ``np.bool_``. NumPy
+arithmetic on equal dtypes wraps integers around like LLVM does (the
+interpreter runs under ``np.errstate(all="ignore")``). This module holds the
+operations whose C/LLVM meaning differs from NumPy's defaults: casts,
+truncated vs floor division, rounding, reinterpretation.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from tir import dtype as dt
+
+
+@functools.lru_cache(maxsize=None)
+def np_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype of one lane of the TIR dtype ``dtype``."""
+    t = dt.DataType(dtype)
+    if t.is_handle:
+        return np.dtype(object)
+    return np.dtype("bool" if t.is_bool else str(t.element_of))
+
+
+@functools.lru_cache(maxsize=None)
+def is_vector(dtype: str) -> bool:
+    """Whether values of ``dtype`` are lane arrays rather than scalars."""
+    return dt.DataType(dtype).is_vector
+
+
+def make(value: Any, dtype: str, lanes: int = 1) -> Any:
+    """A value of ``dtype`` from a Python number (broadcast to ``lanes`` if > 1)."""
+    if lanes > 1:
+        return np.full(lanes, value, dtype=np_dtype(dtype))
+    return np_dtype(dtype).type(value)
+
+
+# ---------------------------------------------------------------- casts
+
+
+def cast(value: Any, dtype: str) -> Any:
+    """``value`` converted to ``dtype`` as LLVM converts it.
+
+    Integer to narrower integer wraps around; float to integer truncates
+    towards zero; anything to bool is ``!= 0``.
+    """
+    target = np_dtype(dtype)
+    arr = np.asarray(value)
+    if target == np.bool_:
+        out = arr != 0
+    elif arr.dtype.kind == "f" and target.kind in "iu":
+        out = _float_to_int(arr, target)
+    else:
+        out = arr.astype(target)
+    return out if out.ndim else out[()]
+
+
+def _float_to_int(arr: np.ndarray, target: np.dtype) -> np.ndarray:
+    """Truncate towards zero; out-of-range values (poison in LLVM) become 0 here."""
+    info = np.iinfo(target)
+    truncated = np.trunc(arr.astype(np.float64))
+    ok = np.isfinite(truncated) & (truncated >= info.min) & (truncated <= info.max)
+    return np.where(ok, truncated, 0).astype(target)
+
+
+def reinterpret(value: Any, dtype: str) -> Any:
+    """The bits of ``value`` read as ``dtype`` (same total width)."""
+    lanes = dt.lanes_of(dtype)
+    out = np.ascontiguousarray(np.atleast_1d(value)).view(np_dtype(dtype))
+    return out if lanes > 1 else out[0]
+
+
+# ---------------------------------------------------------------- division
+
+
+def _check_nonzero(b: Any, what: str) -> None:
+    if np.any(np.asarray(b) == 0):
+        raise ZeroDivisionError(f"integer {what} by zero")
+
+
+def trunc_div(a: Any, b: Any) -> Any:
+    """``Div``: C division (rounds towards zero) on integers, true division on floats."""
+    if np.asarray(a).dtype.kind == "f":
+        return a / b
+    _check_nonzero(b, "division")
+    return (a - np.fmod(a, b)) // b
+
+
+def trunc_mod(a: Any, b: Any) -> Any:
+    """``Mod``: remainder with the sign of ``a`` (C's ``%``; ``fmod`` on floats)."""
+    if np.asarray(a).dtype.kind != "f":
+        _check_nonzero(b, "modulo")
+    return np.fmod(a, b)
+
+
+def floor_div(a: Any, b: Any) -> Any:
+    """``FloorDiv``: division rounding towards negative infinity."""
+    if np.asarray(a).dtype.kind == "f":
+        return np.floor(a / b)
+    _check_nonzero(b, "division")
+    return a // b
+
+
+def floor_mod(a: Any, b: Any) -> Any:
+    """``FloorMod``: ``a - b * floor(a / b)``, the sign of ``b``."""
+    if np.asarray(a).dtype.kind == "f":
+        return a - b * np.floor(a / b)
+    _check_nonzero(b, "modulo")
+    return a % b
+
+
+# ---------------------------------------------------------------- rounding
+
+
+def round_half_away(x: Any) -> Any:
+    """``llvm.round``: to the nearest integer, halves away from zero."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)[()]
+
+
+def as_bool(value: Any) -> bool:
+    """A scalar bool value as a Python bool."""
+    return bool(value)

@@ -269,6 +269,8 @@ def neg(a: PrimExpr) -> PrimExpr:
     """``-a``."""
     if isinstance(a, (IntImm, FloatImm)):
         return _make_const(a.dtype, -a.value)
+    if dt.DataType(a.dtype).is_uint:  # -1 is not a uint: negate as 0 - a, wrapping
+        return sub(const(0, dt.element_of(a.dtype)), a)
     return mul(a, const(-1, dt.element_of(a.dtype)))
 
 

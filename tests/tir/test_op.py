@@ -138,6 +138,16 @@ def test_negation():
     assert isinstance(e, tir.Mul) and e.a is x and e.b.value == -1
     assert (-tir.const(3)).value == -3
     assert (-tir.const(2.5)).value == -2.5
+    neg_u = -u32  # -1 is no uint32: unsigned negation is 0 - u, wrapping
+    assert isinstance(neg_u, tir.Sub) and neg_u.a.value == 0 and neg_u.b is u32
+    assert (-tir.const(3, "uint8")).value == 253
+
+
+def test_number_that_does_not_fit_the_other_dtype_raises():
+    with pytest.raises(ValueError, match=r"value 300 does not fit in int8"):
+        i8 + 300
+    with pytest.raises(ValueError, match="value -1 does not fit in uint32"):
+        tir.less(u32, -1)
 
 
 def test_bool_operators_are_logical():

@@ -41,6 +41,7 @@ class _WellFormed(StmtExprVisitor):
         self.in_scope: dict[int, Var] = {}  # id -> var, for vars usable here
         self.binders: dict[int, str] = {}  # id -> where the var was bound first
         self.map_buffers: set[int] = set()
+        self.seen_lets: dict[int, Any] = {}  # id -> Let expression node already walked
         self.where: list[str] = []
 
     # ------------------------------------------------------------ bookkeeping
@@ -162,7 +163,19 @@ class _WellFormed(StmtExprVisitor):
         self._let(s, "let")
 
     def visit_let(self, e: Any) -> None:
+        # Expressions are DAGs: one Let node reached twice binds its var once.
+        if id(e) in self.seen_lets:
+            self.scoped_again(e)
+            return
+        self.seen_lets[id(e)] = e
         self._let(e, "Let expression")
+
+    def scoped_again(self, e: Any) -> None:
+        """Visit a shared Let node again (uses may differ here), without rebinding its var."""
+        self.visit_expr(e.value)
+        self.in_scope[id(e.var)] = e.var
+        self.visit_expr(e.body)
+        self.unbind(e.var)
 
     def _let(self, node: Any, kind: str) -> None:
         v = node.var

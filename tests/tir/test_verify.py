@@ -215,3 +215,16 @@ def test_deep_program_does_not_hit_recursion_limit():
     for k in range(3000):
         e = tir.Add(e, k)
     assert tir.verify_well_formed(tir.PrimFunc([x], tir.Evaluate(e)))
+
+
+def test_shared_let_expression_is_not_a_double_binding():
+    v = tir.var("v")
+    shared = tir.Let(v, 1, v + 1)
+    assert tir.verify_well_formed(tir.PrimFunc([], tir.Evaluate(shared * shared)))
+
+
+def test_shared_let_expression_still_checks_its_body():
+    v, u = tir.var("v"), tir.var("u")
+    shared = tir.Let(v, 1, v + u)
+    errors = well_formed_errors(tir.PrimFunc([], tir.Evaluate(shared * shared)))
+    assert len(errors) == 2 and all("undefined var u" in e for e in errors)

@@ -6,6 +6,7 @@ A function is well formed when:
   data var and the bare vars of its shape, strides and offset), by a ``For``
   loop, a ``Let``/``LetStmt``, or an ``Allocate`` around the use;
 - no Var object is bound twice (by two binders, or a binder and a param);
+  one ``Let`` expression node shared in the expression DAG counts once;
 - every buffer it loads from or stores into is known: a ``buffer_map``
   buffer, or one whose data var is bound where it is used (allocated, or a
   handle param); TVM calls the others undefined buffers;

@@ -57,6 +57,8 @@ def _to_public(v: float) -> int:
 def dtype_interval(dtype: str) -> Interval:
     """The values one lane of ``dtype`` can hold (everything for floats)."""
     t = dt.DataType(dt.element_of(dtype))
+    if t.bits >= 64 and t.is_integer:
+        return (0 if t.is_uint else -INF, INF)  # 64-bit ends stand for infinity, as in TVM
     if t.is_integer or t.is_bool:
         return (t.min_value(), t.max_value())
     return EVERYTHING

@@ -1,0 +1,128 @@
+"""Const-int bounds through every operator, dtypes, casts, vectors, bound vars and constraints."""
+
+from __future__ import annotations
+
+import pytest
+
+import tir
+from tir import arith, floordiv, floormod, truncdiv, truncmod
+from tir.arith import ConstIntBound
+
+from .helpers import show
+
+POS_INF, NEG_INF = ConstIntBound.POS_INF, ConstIntBound.NEG_INF
+x, y = tir.var("x"), tir.var("y")
+i, j = tir.var("i"), tir.var("j")
+n = tir.size_var("n")
+u = tir.var("u", "uint8")
+x64 = tir.var("x64", "int64")
+
+
+def analyzer() -> arith.Analyzer:
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 16))            # [0, 15]
+    a.bind(j, tir.Range.from_min_extent(-4, 8))  # [-4, 3]
+    return a
+
+
+TABLE = [
+    (tir.const(7), (7, 7)),
+    (x, (-2**31, 2**31 - 1)),
+    (x64, (NEG_INF, POS_INF)),
+    (n, (0, 2**31 - 1)),
+    (u, (0, 255)),
+    (i, (0, 15)),
+    (j, (-4, 3)),
+    (i + j, (-4, 18)),
+    (i - j, (-3, 19)),
+    (i * j, (-60, 45)),
+    (i * 4 + 3, (3, 63)),
+    (floordiv(i, 4), (0, 3)),
+    (floordiv(j, 4), (-1, 0)),
+    (truncdiv(j, 4), (-1, 0)),
+    (truncdiv(j, 5), (0, 0)),
+    (floordiv(i, j), (-15, 15)),           # j may be zero: division by zero is excluded, sign unknown
+    (floormod(i, 4), (0, 3)),
+    (floormod(j, 4), (0, 3)),
+    (floormod(x, 8), (0, 7)),
+    (floormod(x, -8), (-7, 0)),
+    (truncmod(j, 4), (-3, 3)),
+    (truncmod(i, 4), (0, 3)),
+    (truncmod(x, 8), (-7, 7)),
+    (tir.min(i, j), (-4, 3)),
+    (tir.max(i, j), (0, 15)),
+    (tir.Select(x < y, i, j), (-4, 15)),
+    (tir.Cast("int8", i), (0, 15)),
+    (tir.Cast("int8", x), (-128, 127)),              # may wrap: the full target range
+    (tir.Cast("int64", x), (-2**31, 2**31 - 1)),
+    (tir.Cast("uint8", j), (0, 255)),
+    (tir.Cast("int32", tir.var("f", "float32")), (-2**31, 2**31 - 1)),
+    (x < y, (0, 1)),
+    (tir.Ramp(i * 4, 1, 4), (0, 63)),
+    (tir.Ramp(j, -2, 4), (-10, 3)),
+    (tir.Broadcast(j, 8), (-4, 3)),
+    (tir.Let(y, i + 1, y * 2), (2, 32)),
+    (tir.if_then_else(x < y, i, tir.const(100)), (0, 100)),
+    (tir.vscale() * 4, (4, 64)),
+]
+
+
+@pytest.mark.parametrize("e, expected", TABLE, ids=[show(e) for e, _ in TABLE])
+def test_bound(e, expected):
+    b = analyzer().const_int_bound(e)
+    assert (b.min_value, b.max_value) == expected
+
+
+def test_infinite_ends_propagate():
+    a = arith.Analyzer()
+    a.update(x64, ConstIntBound(0, POS_INF))
+    b = a.const_int_bound(x64 * 2 + 1)
+    assert (b.min_value, b.max_value) == (1, POS_INF)
+    b = a.const_int_bound(floordiv(x64, 4) - 5)
+    assert (b.min_value, b.max_value) == (-5, POS_INF)
+
+
+def test_constraint_scope_narrows_and_restores():
+    a = analyzer()
+    with a.constraint_scope(x < 10):
+        assert a.const_int_bound(x).max_value == 9
+        with a.constraint_scope(tir.all(x >= 2, y <= x)):
+            b = a.const_int_bound(x)
+            assert (b.min_value, b.max_value) == (2, 9)
+            assert a.const_int_bound(y).max_value == 9
+        assert a.const_int_bound(x).min_value == -2**31
+    assert a.const_int_bound(x).max_value == 2**31 - 1
+
+
+def test_constraint_with_constant_on_the_left_and_equality():
+    a = arith.Analyzer()
+    with a.constraint_scope(tir.all(3 < x, tir.EQ(y, tir.const(5)))):
+        assert a.const_int_bound(x).min_value == 4
+        b = a.const_int_bound(y)
+        assert (b.min_value, b.max_value) == (5, 5)
+
+
+def test_bind_expression_gives_its_bound():
+    a = analyzer()
+    a.bind(y, i * 2 + 1)
+    b = a.const_int_bound(y)
+    assert (b.min_value, b.max_value) == (1, 31)
+
+
+def test_bind_conflicting_range_raises():
+    a = analyzer()
+    a.bind(i, tir.Range(0, 16))  # the same range again is fine
+    with pytest.raises(ValueError, match="already has the range"):
+        a.bind(i, tir.Range(0, 8))
+    a.bind(i, tir.Range(0, 8), allow_override=True)
+    assert a.const_int_bound(i).max_value == 7
+
+
+def test_bad_arguments():
+    a = arith.Analyzer()
+    with pytest.raises(TypeError, match="expected a PrimExpr"):
+        a.const_int_bound("x")
+    with pytest.raises(TypeError, match="expected a tir.Var"):
+        a.bind(tir.const(1), tir.Range(0, 4))
+    with pytest.raises(TypeError, match="int32 but the value is int64"):
+        a.bind(x, x64)

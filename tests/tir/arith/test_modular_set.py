@@ -1,0 +1,67 @@
+"""Modular sets through arithmetic, exact divisions, ramps, aliases and constraints."""
+
+from __future__ import annotations
+
+import pytest
+
+import tir
+from tir import arith, floordiv, floormod, truncdiv
+
+from .helpers import show
+
+x, y, z = tir.var("x"), tir.var("y"), tir.var("z")
+i = tir.var("i")
+
+TABLE = [
+    (tir.const(7), (0, 7)),
+    (x, (1, 0)),
+    (x * 4, (4, 0)),
+    (x * 4 + 6, (4, 2)),
+    (x * 4 - 1, (4, 3)),
+    (x * 4 + y * 6, (2, 0)),
+    (x * 4 * (y * 2 + 1), (4, 0)),
+    ((x * 4 + 2) * (y * 6 + 3), (12, 6)),
+    (floordiv(x * 8 + 4, 4), (2, 1)),
+    (floordiv(x * 8 + 5, 4), (2, 1)),
+    (floordiv(x * 6, 4), (1, 0)),          # not exact: nothing known
+    (floormod(x * 6 + 1, 4), (2, 1)),
+    (floormod(x * 8 + 5, 4), (0, 1)),
+    (tir.min(x * 4, y * 8 + 2), (2, 0)),
+    (tir.Select(x < y, x * 6 + 3, tir.const(9)), (6, 3)),
+    (tir.Ramp(x * 8, 2, 4), (2, 0)),        # every lane is even
+    (tir.Broadcast(x * 8 + 3, 4), (8, 3)),
+    (truncdiv(x * 8, 4), (1, 0)),           # x may be negative: no fact for truncdiv
+]
+
+
+@pytest.mark.parametrize("e, expected", TABLE, ids=[show(e) for e, _ in TABLE])
+def test_modular_set(e, expected):
+    m = arith.Analyzer().modular_set(e)
+    assert (m.coeff, m.base) == expected
+
+
+def test_truncdiv_of_nonnegative_is_exact():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 100))
+    m = a.modular_set(truncdiv(i * 8, 4))
+    assert (m.coeff, m.base) == (2, 0)
+
+
+def test_alias_and_constraint():
+    a = arith.Analyzer()
+    a.bind(y, x * 16 + 4)
+    m = a.modular_set(y + 1)
+    assert (m.coeff, m.base) == (16, 5)
+    with a.constraint_scope(tir.EQ(floormod(z, 4), tir.const(0))):
+        m = a.modular_set(z * 2 + 1)
+        assert (m.coeff, m.base) == (8, 1)
+        assert a.can_prove(tir.EQ(floormod(z + 8, 4), tir.const(0)))
+    assert a.modular_set(z).coeff == 1
+
+
+def test_modular_set_feeds_floordiv_of_ramp():
+    a = arith.Analyzer()
+    with a.constraint_scope(tir.EQ(floormod(z, 4), tir.const(0))):
+        e = floordiv(tir.Ramp(z, 1, 4), tir.Broadcast(tir.const(4), 4))
+        out = a.simplify(e)
+        assert isinstance(out, tir.Broadcast)

@@ -19,7 +19,7 @@ is an ``AssertStmt`` (its check is its effect). Removed statements become
 
 from __future__ import annotations
 
-from tir import intrin, op
+from tir import intrin, op, structural_equal
 from tir.expr import Call, IntImm, PrimExpr
 from tir.functor import StmtMutator, post_order_visit
 from tir.node import replace
@@ -67,10 +67,6 @@ def _no_op(stmt: Stmt) -> Stmt:
 
 
 def _same_location(store: BufferStore, value: PrimExpr) -> bool:
-    try:
-        from tir import structural_equal
-    except ImportError:  # TEMPORARY: until tir.structural lands
-        return False
 
     if getattr(value, "buffer", None) is not store.buffer:
         return False

@@ -1,10 +1,11 @@
 """``Simplify``: simplify every expression of a function with what the context proves.
 
 The walk tells a ``tir.arith.Analyzer`` what holds where: the range of each
-loop variable, the condition of an ``if`` inside its then-branch (and its
-negation in the else-branch), the bounds of a ``LetStmt`` value. Each
-expression is simplified under those facts, and statements whose fate is
-then known are resolved:
+loop variable (plus ``var < min + extent`` when the extent is symbolic, which
+constant bounds cannot express), the condition of an ``if`` inside its
+then-branch (and its negation in the else-branch), the bounds of a
+``LetStmt`` value. Each expression is simplified under those facts, and
+statements whose fate is then known are resolved:
 
 - ``if c`` with ``c`` provably true (false) becomes its then (else) branch;
 - a ``For`` whose extent is provably at most 0 and a ``While`` whose
@@ -20,7 +21,10 @@ same object, so an already-simple function comes back unchanged (``is``).
 
 from __future__ import annotations
 
-from tir import arith, op
+import contextlib
+from typing import Any
+
+from tir import arith, op, structural_equal
 from tir.dtype import DataType
 from tir.expr import Call, IntImm, PrimExpr, Var
 from tir.functor import StmtExprMutator, substitute
@@ -29,14 +33,6 @@ from tir.range import Range
 from tir.stmt import Evaluate, For, IfThenElse, LetStmt, Stmt, While
 
 from .pass_base import PrimFuncPass, prim_func_pass
-
-
-def _structural_equal(a: PrimExpr, b: PrimExpr) -> bool:
-    try:
-        from tir import structural_equal
-    except ImportError:  # TEMPORARY: until tir.structural lands
-        return False
-    return structural_equal(a, b)
 
 
 def _strip_likely(cond: PrimExpr) -> PrimExpr:
@@ -62,7 +58,7 @@ class StmtSimplifier(StmtExprMutator):
 
     def visit_expr(self, expr: PrimExpr) -> PrimExpr:
         new = self.analyzer.simplify(expr)
-        if new is expr or _structural_equal(new, expr):
+        if new is expr or structural_equal(new, expr):
             return expr
         return new
 
@@ -79,10 +75,17 @@ class StmtSimplifier(StmtExprMutator):
         if self._prove(extent <= 0) is True:
             return Evaluate(0)
         self.analyzer.bind(loop.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
-        body = self.visit_stmt(loop.body)
+        with self._symbolic_upper_bound(loop.loop_var, lo, extent):
+            body = self.visit_stmt(loop.body)
         if lo is loop.min and extent is loop.extent and body is loop.body:
             return loop
         return replace(loop, min=lo, extent=extent, body=body)
+
+    def _symbolic_upper_bound(self, var: Var, lo: PrimExpr, extent: PrimExpr) -> Any:
+        """``var < lo + extent`` as a constraint when constant bounds cannot say it."""
+        if isinstance(extent, IntImm) and isinstance(lo, IntImm):
+            return contextlib.nullcontext()
+        return self.analyzer.constraint_scope(var < op.add(lo, extent))
 
     def visit_if_then_else(self, stmt: IfThenElse) -> Stmt:
         cond = self.visit_expr(stmt.condition)

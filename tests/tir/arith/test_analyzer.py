@@ -1,0 +1,98 @@
+"""The Analyzer facade: can_prove, can_prove_equal, bind, constraint_scope, Range."""
+
+from __future__ import annotations
+
+import pytest
+
+import tir
+from tir import arith, floordiv, floormod
+
+from .helpers import assert_same
+
+x, y, z = tir.var("x"), tir.var("y"), tir.var("z")
+i, j = tir.var("i"), tir.var("j")
+
+
+def test_range_fields():
+    r = tir.Range(2, 10)
+    assert r.min.value == 2 and r.extent.value == 8
+    r = tir.Range.from_min_extent(x, 4)
+    assert r.min is x and r.extent.value == 4
+    assert tir.Range(5).min.value == 0
+    with pytest.raises(TypeError, match="Range: begin must be an int"):
+        tir.Range("a", 3)
+    with pytest.raises(TypeError, match="must be a scalar integer"):
+        tir.Range(tir.var("f", "float32"), 3)
+
+
+def test_can_prove_uses_bounds():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 9))
+    assert a.can_prove(i < 10)
+    assert a.can_prove(i * 2 + 1 <= 17)
+    assert not a.can_prove(i < 8)
+    assert not a.can_prove(x < 10)          # unknown is False
+    assert a.can_prove(tir.all(i >= 0, i < 9))
+    assert a.can_prove(tir.Broadcast(tir.const(True), 4))
+
+
+def test_can_prove_vector_condition_over_all_lanes():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 4))
+    lanes = tir.Ramp(i * 8, 1, 8)
+    assert a.can_prove(lanes < tir.Broadcast(tir.const(32), 8))
+    assert not a.can_prove(lanes < tir.Broadcast(tir.const(31), 8))
+
+
+def test_can_prove_inside_constraint_scope():
+    a = arith.Analyzer()
+    with a.constraint_scope(x < 10):
+        assert a.can_prove(x < 11)
+        assert a.can_prove(x <= 9)
+        assert not a.can_prove(x < 9)
+    assert not a.can_prove(x < 11)
+
+
+def test_constraint_scope_remembers_other_conditions():
+    a = arith.Analyzer()
+    cond = x * y < z
+    with a.constraint_scope(cond):
+        assert a.can_prove(cond)
+        assert a.can_prove(tir.Not(z <= x * y))
+    assert not a.can_prove(cond)
+
+
+def test_can_prove_equal():
+    a = arith.Analyzer()
+    a.bind(j, tir.Range(0, 4))
+    assert a.can_prove_equal(floordiv(x * 4 + j, 4), x)
+    assert a.can_prove_equal((x + y) * 2, y * 2 + x * 2)
+    assert not a.can_prove_equal(x, y)
+    f = tir.var("f", "float32")
+    assert a.can_prove_equal(f, f)
+
+
+def test_bind_expression_is_substituted():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 4))
+    a.bind(y, x * 4 + i)
+    assert_same(a.simplify(floordiv(y, 4)), x)
+    assert_same(a.simplify(floormod(y, 4)), i)
+    with pytest.raises(ValueError, match="already bound"):
+        a.bind(y, x)
+    a.bind(y, x, allow_override=True)
+    assert_same(a.simplify(y + 1), x + 1)
+
+
+def test_can_prove_rejects_non_bool():
+    with pytest.raises(TypeError, match="condition must be bool"):
+        arith.Analyzer().can_prove(x + 1)
+
+
+def test_simplify_accepts_numbers():
+    assert arith.Analyzer().simplify(3).value == 3
+
+
+def test_infinite_constants_are_public():
+    assert arith.ConstIntBound.POS_INF == 2**63 - 1
+    assert arith.ConstIntBound.NEG_INF == -(2**63)

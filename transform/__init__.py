@@ -16,3 +16,4 @@ from .pass_context import PassContext
 from .remove_no_op import RemoveNoOp
 from .simplify import Simplify
 from .unroll_loop import UnrollLoop
+from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper, vectorize_remarks  # noqa: E501

@@ -1,0 +1,105 @@
+"""``LoopVectorizer``: find the ``VECTORIZED`` loops of a body and vectorize each one.
+
+Loops are vectorized inside out: the body of a vectorized loop is processed
+first, so a vectorized loop nested in another one is already vector code
+when the outer loop is vectorized, and the two merge into one wider vector
+(lane ``outer_lane * inner_lanes + inner_lane``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tir.arith import Analyzer
+from tir.expr import Call, IntImm
+from tir.functor import StmtMutator, post_order_visit, substitute
+from tir.range import Range
+from tir.stmt import AttrStmt, For, ForKind, Stmt
+
+from .remarks import PARTIAL, SCALARIZED, VECTORIZED, VectorizeError, VectorizeRemark
+from .vectorize_stmt import Vectorizer
+
+
+class LoopVectorizer(StmtMutator):
+    """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
+
+    def __init__(self, func_name: str = "main", target: Any = None):
+        self.func_name = func_name
+        self.target = target
+        self.analyzer = Analyzer()
+        self.remarks: list[VectorizeRemark] = []
+
+    def visit_for(self, loop: For) -> Stmt:
+        if loop.kind != ForKind.VECTORIZED:
+            self._bind(loop)
+            return self.generic_visit(loop)
+        lanes = self._lanes(loop)
+        slot = len(self.remarks)  # this loop's remark goes before those of the loops inside it
+        self._bind(loop)
+        body = self.visit_stmt(loop.body)  # inner vectorized loops first
+        if lanes == 1:  # one iteration: nothing to widen
+            result = substitute(body, {loop.loop_var: loop.min})
+            self.remarks.insert(slot, self._remark(loop, 1, VECTORIZED, "extent 1"))
+            return result
+        vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer)
+        result = vectorizer.vectorize(body)
+        self.remarks.insert(slot, self._remark(loop, lanes, *_outcome(vectorizer)))
+        return result
+
+    def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
+        if node.attr_key != "target":
+            return self.generic_visit(node)
+        outer, self.target = self.target, node.node
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.target = outer
+
+    def _bind(self, loop: For) -> None:
+        rng = Range.from_min_extent(loop.min, loop.extent)
+        self.analyzer.bind(loop.loop_var, rng, allow_override=True)
+
+    def _lanes(self, loop: For) -> int:
+        """The lane count of a vectorized loop, or a VectorizeError saying why there is none."""
+        name, extent = loop.loop_var.name, loop.extent
+        if isinstance(extent, IntImm):
+            if extent.value < 1:
+                raise VectorizeError(name, f"extent {extent.value} is below 1")
+            return extent.value
+        if _contains_vscale(extent):
+            raise VectorizeError(name, _scalable_reason(extent, self.target))
+        raise VectorizeError(
+            name, f"extent {extent} is not a constant; a vectorized loop needs a constant "
+            "extent (split the loop by a constant factor and vectorize the inner part)"
+        )
+
+    def _remark(self, loop: For, lanes: int, outcome: str, reason: str) -> VectorizeRemark:
+        return VectorizeRemark(self.func_name, loop.loop_var.name, lanes, outcome, reason)
+
+
+def _outcome(vectorizer: Vectorizer) -> tuple[str, str]:
+    reason = "; ".join(vectorizer.reasons)
+    if vectorizer.scalarized_all:
+        return SCALARIZED, reason
+    return (PARTIAL, reason) if vectorizer.reasons else (VECTORIZED, "")
+
+
+def _contains_vscale(e: Any) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call)
+                     and n.op == "tir.vscale" else None)
+    return bool(found)
+
+
+def _has_sve(target: Any) -> bool:
+    return target is not None and "+sve" in str(getattr(target, "mattr", "") or target)
+
+
+def _scalable_reason(extent: Any, target: Any) -> str:
+    if not _has_sve(target):
+        return (f"extent {extent} is scalable; scalable vectors need an SVE target "
+                f"(target is {target if target is not None else 'not set'})")
+    return f"extent {extent} is scalable; scalable vectors are not supported by the vectorizer yet"
+
+
+__all__ = ["LoopVectorizer"]

@@ -1,0 +1,238 @@
+"""The vectorizer's statement rules, and scalarization.
+
+``Vectorizer(var, lanes, min_)(body)`` rewrites the body of one vectorized
+loop. Statements take the expression rules of vectorizer.py; a statement
+that cannot become vector code -- a rule raised ``NeedScalarize`` -- is kept
+as a serial loop of its own over the loop's range::
+
+    for j_s in range(min, min + lanes):
+        <the statement with j replaced by j_s>
+
+That is TVM's *scalarize*: the innermost statement that failed is
+scalarized, its siblings are still vectorized. A statement that uses a
+let-bound var whose value was widened cannot be scalarized alone (the
+scalar var is gone), so the request climbs to the statement binding it.
+"""
+
+from __future__ import annotations
+
+from tir import op
+from tir.expr import PrimExpr, Var
+from tir.functor import StmtExprMutator, post_order_visit, substitute
+from tir.node import replace
+from tir.range import Range
+from tir.stmt import (
+    Allocate, AssertStmt, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, Stmt,
+    While,
+)
+
+from .lanes import lanes
+from .remarks import VectorizeError
+from .vectorizer import ExprVectorizer, NeedScalarize, _restore
+
+
+class Vectorizer(ExprVectorizer):
+    """Rewrites the body of one vectorized loop; records what it had to scalarize."""
+
+    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None):
+        super().__init__(var, lanes_, min_, analyzer)
+        #: The reasons of every scalarized statement, in the order met.
+        self.reasons: list[str] = []
+        #: Whether the whole body had to be scalarized.
+        self.scalarized_all = False
+        self._root: Stmt | None = None
+
+    def vectorize(self, body: Stmt) -> Stmt:
+        """The vectorized ``body`` (the loop itself disappears)."""
+        self._root = body
+        return self.visit_stmt(body)
+
+    def visit_stmt(self, stmt: Stmt) -> Stmt:
+        try:
+            return super().visit_stmt(stmt)
+        except NeedScalarize as request:
+            if self._uses_widened_let(stmt):
+                raise  # the let that binds the var scalarizes instead
+            return self.scalarize(stmt, request.reason)
+
+    def scalarize(self, stmt: Stmt, reason: str) -> Stmt:
+        """``stmt`` in a serial loop over the vectorized loop's range."""
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        if stmt is self._root:
+            self.scalarized_all = True
+        index = Var(f"{self.var.name}_s", self.var.dtype)
+        body = substitute(stmt, {self.var: index})
+        return For(index, self.min, op.const(self.lanes, self.var.dtype), ForKind.SERIAL, body)
+
+    def _uses_widened_let(self, stmt: Stmt) -> bool:
+        if not self.let_map:
+            return False
+        found = []
+
+        def check(node):
+            if isinstance(node, Var) and id(node) in self.let_map:
+                found.append(node)
+
+        post_order_visit(stmt, check)
+        return bool(found)
+
+    # ------------------------------------------------------------ stores and evaluation
+
+    def visit_buffer_store(self, node: BufferStore) -> Stmt:
+        indices = [self.visit_expr(i) for i in node.indices]
+        value = self.visit_expr(node.value)
+        pred = None if node.predicate is None else self.visit_expr(node.predicate)
+        unchanged = all(new is old for new, old in zip(indices, node.indices))
+        if unchanged and value is node.value and pred is node.predicate:
+            self._check_runs_once(node)
+            return node
+        self.check_indices(node.buffer, indices, node.indices)
+        if not self.widened(indices[-1], node.indices[-1]):
+            if self.widened(value, node.value) or (
+                    pred is not None and self.widened(pred, node.predicate)):
+                raise NeedScalarize(
+                    f"the index of the store to {node.buffer.name} does not depend on "
+                    f"{self.var.name} but the stored value does"
+                )
+            return BufferStore(node.buffer, value, indices, pred)
+        n = lanes(node.value)
+        if pred is not None:
+            pred = self.wide(pred, n)
+        return BufferStore(node.buffer, self.wide(value, n), indices, pred)
+
+    def _check_runs_once(self, node: BufferStore) -> None:
+        """A store that does not depend on the var runs once instead of L times: safe only
+        if running it again would not change the result, i.e. it does not read its buffer."""
+        reads = []
+
+        def check(e):
+            if getattr(e, "buffer", None) is not None and e.buffer.data is node.buffer.data:
+                reads.append(e)
+
+        post_order_visit(node.value, check)
+        if reads:
+            raise NeedScalarize(
+                f"the store to {node.buffer.name} does not depend on {self.var.name} and reads "
+                f"{node.buffer.name}, so it must run once per iteration"
+            )
+
+    # ------------------------------------------------------------ control flow
+
+    def visit_if_then_else(self, node: IfThenElse) -> Stmt:
+        cond = self.visit_expr(node.condition)
+        if self.widened(cond, node.condition):
+            # (the place for predicated stores, once tails are predicated)
+            raise NeedScalarize(f"if condition depends on {self.var.name}")
+        then_case = self.visit_stmt(node.then_case)
+        else_case = None if node.else_case is None else self.visit_stmt(node.else_case)
+        if cond is node.condition and then_case is node.then_case and else_case is node.else_case:
+            return node
+        return IfThenElse(cond, then_case, else_case)
+
+    def visit_for(self, node: For) -> Stmt:
+        lo, extent = self.visit_expr(node.min), self.visit_expr(node.extent)
+        if self.widened(lo, node.min) or self.widened(extent, node.extent):
+            raise NeedScalarize(
+                f"the range of inner loop {node.loop_var.name} depends on {self.var.name}"
+            )
+        self.analyzer.bind(node.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
+        body = self.visit_stmt(node.body)
+        if lo is node.min and extent is node.extent and body is node.body:
+            return node
+        return replace(node, min=lo, extent=extent, body=body)
+
+    def visit_while(self, node: While) -> Stmt:
+        raise VectorizeError(self.var.name, "while loop inside a vectorized loop is not supported")
+
+    # ------------------------------------------------------------ bindings and scopes
+
+    def visit_let_stmt(self, node: LetStmt) -> Stmt:
+        value = self.visit_expr(node.value)
+        var = node.var
+        if self.widened(value, node.value):
+            var = Var(node.var.name, value.dtype)
+        saved = self.let_map.get(id(node.var))
+        if var is not node.var:
+            self.let_map[id(node.var)] = var
+        try:
+            body = self.visit_stmt(node.body)
+        finally:
+            _restore(self.let_map, id(node.var), saved)
+        if var is node.var and value is node.value and body is node.body:
+            return node
+        return LetStmt(var, value, body)
+
+    def visit_allocate(self, node: Allocate) -> Stmt:
+        """Each iteration gets its own copy: the last extent grows by L, accesses interleave."""
+        cond = self.visit_expr(node.condition)
+        extents = [self.visit_expr(e) for e in node.extents]
+        if self.widened(cond, node.condition) or any(
+                self.widened(new, old) for new, old in zip(extents, node.extents)):
+            raise NeedScalarize(f"the size of allocation {node.buffer_var.name} depends on "
+                                f"{self.var.name}")
+        last = op.mul(extents[-1], op.const(self.lanes, extents[-1].dtype))
+        extents = extents[:-1] + [last]
+        lane = op.sub(self.var, self.min)
+        body = PerLaneAccess(node.buffer_var, lane, self.lanes)(node.body)
+        body = self.visit_stmt(body)
+        return replace(node, extents=extents, condition=cond, body=body)
+
+    def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
+        value = self.visit_expr(node.value)
+        if self.widened(value, node.value):
+            raise NeedScalarize(f"the value of attribute {node.attr_key!r} depends on "
+                                f"{self.var.name}")
+        body = self.visit_stmt(node.body)
+        if value is node.value and body is node.body:
+            return node
+        return replace(node, value=value, body=body)
+
+    def visit_assert_stmt(self, node: AssertStmt) -> Stmt:
+        cond = self.visit_expr(node.condition)
+        if self.widened(cond, node.condition):
+            raise NeedScalarize(f"assert condition depends on {self.var.name}")
+        body = self.visit_stmt(node.body)
+        if cond is node.condition and body is node.body:
+            return node
+        return replace(node, condition=cond, body=body)
+
+
+class PerLaneAccess(StmtExprMutator):
+    """Accesses to an allocation made private per lane: ``s[i]`` becomes ``s[i * L + lane]``.
+
+    The buffers over the allocation get their last dimension ``L`` times
+    longer (and their outer strides too).
+    """
+
+    def __init__(self, data: Var, lane: PrimExpr, lanes_: int):
+        self.data = data
+        self.lane = lane
+        self.lanes = lanes_
+        self.buffers: dict[int, object] = {}
+
+    def visit_buffer_load(self, node):
+        node = self.generic_visit(node)
+        return self._rewrite(node)
+
+    def visit_buffer_store(self, node):
+        node = self.generic_visit(node)
+        return self._rewrite(node)
+
+    def _rewrite(self, node):
+        if node.buffer.data is not self.data:
+            return node
+        last = node.indices[-1]
+        index = op.add(op.mul(last, op.const(self.lanes, last.dtype)),
+                       op.cast(last.dtype, self.lane))
+        return replace(node, buffer=self._buffer(node.buffer),
+                       indices=node.indices[:-1] + (index,))
+
+    def _buffer(self, buf):
+        if id(buf) not in self.buffers:
+            times = op.const(self.lanes, buf.shape[-1].dtype)
+            shape = buf.shape[:-1] + (op.mul(buf.shape[-1], times),)
+            strides = tuple(op.mul(s, op.const(self.lanes, s.dtype)) for s in buf.strides[:-1])
+            strides = strides + buf.strides[-1:]
+            self.buffers[id(buf)] = replace(buf, shape=shape, strides=strides)
+        return self.buffers[id(buf)]

@@ -1,0 +1,383 @@
+"""The vectorizer's expression rules: one ``visit_<node>`` method per expression kind.
+
+``ExprVectorizer(var, lanes)`` rewrites an expression of the body of
+``for var in vectorized(min, min + lanes)`` so that it computes all
+iterations at once. The loop var becomes ``Ramp(min, 1, lanes)``; a value
+that depends on it is *widened* from ``n`` lanes to ``lanes * n`` lanes
+(lane ``l * n + k`` is lane ``k`` of iteration ``l``); a value that does not
+is left as it is (the very same object) and is replicated only where it meets
+a widened one. The rules keep ramps as ramps where the algebra allows
+(``scalar + ramp``, ``ramp * positive scalar``, ``ramp // c`` ...), because a
+ramp index is one contiguous vector load.
+
+What cannot be vectorized raises ``NeedScalarize(reason)``; the statement
+rules (vectorize_stmt.py) catch it and keep that statement in a serial loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tir import dtype as dt
+from tir import op
+from tir.arith import Analyzer
+from tir.expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, BinaryOpNode, Broadcast, BufferLoad, Call, Cast, Div,
+    FloatImm, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or, PrimExpr, Ramp,
+    Select, Shuffle, StringImm, Sub, Var,
+)
+from tir.functor import StmtExprMutator
+from tir.intrin import is_elementwise, is_pure
+
+from .lanes import concat, lane_of, lanes, repeat_each, replicate
+
+
+class NeedScalarize(Exception):
+    """Raised by a rule that cannot vectorize; the enclosing statement stays serial."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ExprVectorizer(StmtExprMutator):
+    """Rewrites expressions over the loop var ``var`` into ``lanes``-wide vector expressions."""
+
+    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None,
+                 analyzer: Analyzer | None = None):
+        self.var = var
+        self.lanes = lanes_
+        self.min = op.const(0, var.dtype) if min_ is None else min_
+        self.ramp = Ramp(self.min, op.const(1, var.dtype), lanes_)
+        self.analyzer = analyzer or Analyzer()
+        #: id(var) -> the vector var that replaces a let-bound var whose value was widened.
+        self.let_map: dict[int, Var] = {}
+
+    # ------------------------------------------------------------ widening helpers
+
+    def widened(self, new: PrimExpr, old: PrimExpr) -> bool:
+        """Whether ``new`` (the rewrite of ``old``) depends on the loop var."""
+        return lanes(new) != lanes(old)
+
+    def wide(self, new: PrimExpr, old_lanes: int) -> PrimExpr:
+        """``new`` with ``lanes * old_lanes`` lanes: replicated if it was not widened."""
+        if lanes(new) == self.lanes * old_lanes:
+            return new
+        return replicate(new, self.lanes)
+
+    def spread(self, new: PrimExpr, old: PrimExpr, n: int) -> PrimExpr:
+        """A one-lane-per-iteration value used where each iteration has ``n`` lanes."""
+        if self.widened(new, old):
+            return repeat_each(new, n)
+        return replicate(new, self.lanes * n)
+
+    # ------------------------------------------------------------ leaves
+
+    def visit_var(self, node: Var) -> PrimExpr:
+        if node is self.var:
+            return self.ramp
+        return self.let_map.get(id(node), node)
+
+    def visit_int_imm(self, node: IntImm) -> PrimExpr:
+        return node
+
+    def visit_float_imm(self, node: FloatImm) -> PrimExpr:
+        return node
+
+    def visit_string_imm(self, node: StringImm) -> PrimExpr:
+        return node
+
+    # ------------------------------------------------------------ arithmetic
+
+    def binary(self, node: BinaryOpNode, build: Callable,
+               merge: Callable | None = None) -> PrimExpr:
+        """The rule shared by two-operand nodes: widen both sides, then ``merge`` or ``build``."""
+        a, b = self.visit_expr(node.a), self.visit_expr(node.b)
+        if a is node.a and b is node.b:
+            return node
+        if not (self.widened(a, node.a) or self.widened(b, node.b)):
+            return build(a, b)
+        n = lanes(node.a)
+        a, b = self.wide(a, n), self.wide(b, n)
+        if isinstance(a, Broadcast) and isinstance(b, Broadcast):  # the same in every lane
+            return Broadcast(build(a.value, b.value), a.lanes)
+        merged = merge(a, b) if merge is not None else None
+        return build(a, b) if merged is None else merged
+
+    def visit_add(self, node: Add) -> PrimExpr:
+        return self.binary(node, op.add, lambda a, b: _add_sub_ramps(a, b, op.add))
+
+    def visit_sub(self, node: Sub) -> PrimExpr:
+        return self.binary(node, op.sub, lambda a, b: _add_sub_ramps(a, b, op.sub))
+
+    def visit_mul(self, node: Mul) -> PrimExpr:
+        return self.binary(node, Mul, self._mul_ramp)
+
+    def _mul_ramp(self, a: PrimExpr, b: PrimExpr) -> PrimExpr | None:
+        """ramp * x stays a ramp when x is provably positive: Ramp(base * x, stride * x)."""
+        if isinstance(b, Ramp):
+            a, b = b, a
+        if not (isinstance(a, Ramp) and isinstance(b, Broadcast)):
+            return None
+        x = b.value
+        if not self.analyzer.can_prove(op.greater(x, op.const(0, x.dtype))):
+            return None
+        return Ramp(op.mul(a.base, x), op.mul(a.stride, x), a.lanes)
+
+    def visit_div(self, node: Div) -> PrimExpr:
+        return self.binary(node, Div, lambda a, b: self._div_ramp(a, b, floor=False, mod=False))
+
+    def visit_mod(self, node: Mod) -> PrimExpr:
+        return self.binary(node, Mod, lambda a, b: self._div_ramp(a, b, floor=False, mod=True))
+
+    def visit_floor_div(self, node: FloorDiv) -> PrimExpr:
+        return self.binary(node, FloorDiv, lambda a, b: self._div_ramp(a, b, floor=True, mod=False))
+
+    def visit_floor_mod(self, node: FloorMod) -> PrimExpr:
+        return self.binary(node, FloorMod, lambda a, b: self._div_ramp(a, b, floor=True, mod=True))
+
+    def _div_ramp(self, a: PrimExpr, b: PrimExpr, floor: bool, mod: bool) -> PrimExpr | None:
+        """Ramp(base, s, n) divided by a positive constant c, when the pattern is provable.
+
+        If c divides s, every lane has base's remainder and the quotient steps
+        by s // c. If base is known to be r modulo c and r + s * (n - 1) < c,
+        no lane crosses a multiple of c: the quotient is the same in every
+        lane and the remainder is Ramp(r, s, n). Truncated division agrees
+        with floor division when base is provably non-negative.
+        """
+        if not (isinstance(a, Ramp) and isinstance(b, Broadcast)):
+            return None
+        c, s = b.value, a.stride
+        if not (isinstance(c, IntImm) and c.value > 0 and isinstance(s, IntImm) and s.value >= 0):
+            return None
+        if not floor and self.analyzer.const_int_bound(a.base).min_value < 0:
+            return None
+        quot = op.floordiv if floor else op.truncdiv
+        rem = op.floormod if floor else op.truncmod
+        if s.value % c.value == 0:
+            if mod:
+                return Broadcast(self.analyzer.simplify(rem(a.base, c)), a.lanes)
+            return Ramp(self.analyzer.simplify(quot(a.base, c)), s.value // c.value, a.lanes)
+        residue = self.analyzer.modular_set(a.base)
+        if residue.coeff % c.value != 0:
+            return None
+        r = residue.base % c.value
+        if r + s.value * (a.lanes - 1) >= c.value:
+            return None
+        if mod:
+            return Ramp(op.const(r, a.base.dtype), s, a.lanes)
+        return Broadcast(self.analyzer.simplify(quot(a.base, c)), a.lanes)
+
+    def visit_min(self, node: Min) -> PrimExpr:
+        return self.binary(node, Min)
+
+    def visit_max(self, node: Max) -> PrimExpr:
+        return self.binary(node, Max)
+
+    # ------------------------------------------------------------ comparisons and logic
+
+    def visit_eq(self, node: EQ) -> PrimExpr:
+        return self.binary(node, EQ)
+
+    def visit_ne(self, node: NE) -> PrimExpr:
+        return self.binary(node, NE)
+
+    def visit_lt(self, node: LT) -> PrimExpr:
+        return self.binary(node, LT)
+
+    def visit_le(self, node: LE) -> PrimExpr:
+        return self.binary(node, LE)
+
+    def visit_gt(self, node: GT) -> PrimExpr:
+        return self.binary(node, GT)
+
+    def visit_ge(self, node: GE) -> PrimExpr:
+        return self.binary(node, GE)
+
+    def visit_and(self, node: And) -> PrimExpr:
+        return self.binary(node, And)
+
+    def visit_or(self, node: Or) -> PrimExpr:
+        return self.binary(node, Or)
+
+    def visit_not(self, node: Not) -> PrimExpr:
+        a = self.visit_expr(node.a)
+        return node if a is node.a else Not(a)
+
+    # ------------------------------------------------------------ other expressions
+
+    def visit_select(self, node: Select) -> PrimExpr:
+        cond = self.visit_expr(node.condition)
+        t, f = self.visit_expr(node.true_value), self.visit_expr(node.false_value)
+        if cond is node.condition and t is node.true_value and f is node.false_value:
+            return node
+        widened = [self.widened(new, old) for new, old in
+                   ((cond, node.condition), (t, node.true_value), (f, node.false_value))]
+        if not any(widened):
+            return Select(cond, t, f)
+        n = lanes(node.true_value)
+        if lanes(node.condition) == n:
+            cond = self.wide(cond, n)
+        else:  # a scalar condition choosing between n-lane values
+            cond = self.spread(cond, node.condition, n)
+        return Select(cond, self.wide(t, n), self.wide(f, n))
+
+    def visit_cast(self, node: Cast) -> PrimExpr:
+        value = self.visit_expr(node.value)
+        if value is node.value:
+            return node
+        return Cast(dt.with_lanes(dt.element_of(node.dtype), lanes(value)), value)
+
+    def visit_ramp(self, node: Ramp) -> PrimExpr:
+        """A ramp inside the loop (from an inner vectorized loop): one ramp per iteration.
+
+        Iteration l holds Ramp(base_l, stride_l, n). If base is itself a ramp
+        stepping by stride * n, the iterations are contiguous and merge into
+        Ramp(base_0, stride, L * n); otherwise the per-iteration ramps are
+        concatenated with a Shuffle.
+        """
+        base, stride = self.visit_expr(node.base), self.visit_expr(node.stride)
+        if base is node.base and stride is node.stride:
+            return node
+        if not (self.widened(base, node.base) or self.widened(stride, node.stride)):
+            return Ramp(base, stride, node.lanes)
+        n = node.lanes
+        if isinstance(base, Ramp) and not self.widened(stride, node.stride):
+            step = op.mul(stride, op.const(n, stride.dtype))
+            if self.analyzer.can_prove_equal(base.stride, step):
+                return Ramp(base.base, stride, self.lanes * n)
+        base, stride = self.wide(base, 1), self.wide(stride, 1)
+        return concat([Ramp(lane_of(base, k), lane_of(stride, k), n) for k in range(self.lanes)])
+
+    def visit_broadcast(self, node: Broadcast) -> PrimExpr:
+        value = self.visit_expr(node.value)
+        if value is node.value:
+            return node
+        if self.widened(value, node.value):  # one value per iteration, n lanes each
+            return repeat_each(value, node.lanes)
+        return Broadcast(value, node.lanes)
+
+    def visit_shuffle(self, node: Shuffle) -> PrimExpr:
+        """Shuffle lanes per iteration: iteration l picks from its own slice of each vector."""
+        vectors = [self.visit_expr(v) for v in node.vectors]
+        if all(new is old for new, old in zip(vectors, node.vectors)):
+            return node
+        if not any(self.widened(new, old) for new, old in zip(vectors, node.vectors)):
+            return Shuffle(vectors, node.indices)
+        sizes = [lanes(v) for v in node.vectors]
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        owner = []  # for each old concatenated lane: (vector start, vector size)
+        for start, size in zip(starts, sizes):
+            owner.extend([(start, size)] * size)
+        indices = []
+        for it in range(self.lanes):
+            for index in node.indices:
+                start, size = owner[index.value]
+                indices.append(self.lanes * start + it * size + (index.value - start))
+        wide = [self.wide(new, size) for new, size in zip(vectors, sizes)]
+        return Shuffle(wide, indices)
+
+    def visit_let(self, node: Let) -> PrimExpr:
+        value = self.visit_expr(node.value)
+        var = node.var
+        if self.widened(value, node.value):
+            var = Var(node.var.name, value.dtype)
+        saved = self.let_map.get(id(node.var))
+        self.let_map[id(node.var)] = var
+        try:
+            body = self.visit_expr(node.body)
+        finally:
+            _restore(self.let_map, id(node.var), saved)
+        if var is node.var and value is node.value and body is node.body:
+            return node
+        return Let(var, value, body)
+
+    # ------------------------------------------------------------ calls and loads
+
+    def visit_call(self, node: Call) -> PrimExpr:
+        if not is_pure(node.op):  # vector code would run it once instead of once per lane
+            raise NeedScalarize(f"{_call_name(node)} has side effects")
+        if node.op == "tir.if_then_else":
+            return self._if_then_else(node)
+        if is_elementwise(node.op):
+            return self._elementwise_call(node)
+        args = [self.visit_expr(a) for a in node.args]
+        if any(self.widened(new, old) for new, old in zip(args, node.args)):
+            raise NeedScalarize(f"{_call_name(node)} is not element-wise")
+        if all(new is old for new, old in zip(args, node.args)):
+            return node
+        return Call(node.dtype, node.op, args)
+
+    def _if_then_else(self, node: Call) -> PrimExpr:
+        cond = self.visit_expr(node.args[0])
+        if self.widened(cond, node.args[0]):
+            raise NeedScalarize(f"if_then_else condition depends on {self.var.name}")
+        t, f = self.visit_expr(node.args[1]), self.visit_expr(node.args[2])
+        if cond is node.args[0] and t is node.args[1] and f is node.args[2]:
+            return node
+        if not (self.widened(t, node.args[1]) or self.widened(f, node.args[2])):
+            return Call(node.dtype, node.op, [cond, t, f])
+        n = lanes(node.dtype)
+        dtype = dt.with_lanes(node.dtype, n * self.lanes)
+        return Call(dtype, node.op, [cond, self.wide(t, n), self.wide(f, n)])
+
+    def _elementwise_call(self, node: Call) -> PrimExpr:
+        """A lane-by-lane intrinsic (exp, reinterpret, ...) on widened arguments."""
+        args = [self.visit_expr(a) for a in node.args]
+        if all(new is old for new, old in zip(args, node.args)):
+            return node
+        if not any(self.widened(new, old) for new, old in zip(args, node.args)):
+            return Call(node.dtype, node.op, args)
+        args = [self.wide(new, lanes(old)) for new, old in zip(args, node.args)]
+        return Call(dt.with_lanes(node.dtype, lanes(node) * self.lanes), node.op, args)
+
+    def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
+        indices = [self.visit_expr(i) for i in node.indices]
+        pred = None if node.predicate is None else self.visit_expr(node.predicate)
+        if pred is node.predicate and all(new is old for new, old in zip(indices, node.indices)):
+            return node
+        self.check_indices(node.buffer, indices, node.indices)
+        if not self.widened(indices[-1], node.indices[-1]):
+            if pred is not None and self.widened(pred, node.predicate):
+                raise NeedScalarize(
+                    f"the predicate of a load from {node.buffer.name} depends on {self.var.name}"
+                )
+            return BufferLoad(node.buffer, indices, pred)
+        if pred is not None:
+            pred = self.wide(pred, lanes(node))
+        return BufferLoad(node.buffer, indices, pred)
+
+    def check_indices(self, buffer, new: list, old: tuple) -> None:
+        """Only the last index of an access may become a vector."""
+        for n_, o_ in zip(new[:-1], old[:-1]):
+            if self.widened(n_, o_):
+                raise NeedScalarize(
+                    f"buffer {buffer.name} is indexed by {self.var.name} in a dimension "
+                    "other than the last"
+                )
+
+
+def _add_sub_ramps(a: PrimExpr, b: PrimExpr, fn: Callable) -> PrimExpr | None:
+    """ramp +/- scalar and ramp +/- ramp stay ramps (the scalar arrives as a Broadcast)."""
+    if isinstance(a, Ramp) and isinstance(b, Broadcast):
+        return Ramp(fn(a.base, b.value), a.stride, a.lanes)
+    if isinstance(a, Broadcast) and isinstance(b, Ramp):
+        zero = op.const(0, b.stride.dtype)
+        return Ramp(fn(a.value, b.base), fn(zero, b.stride), b.lanes)
+    if isinstance(a, Ramp) and isinstance(b, Ramp):
+        return Ramp(fn(a.base, b.base), fn(a.stride, b.stride), a.lanes)
+    return None
+
+
+def _call_name(node: Call) -> str:
+    if node.op in ("tir.call_extern", "tir.call_pure_extern") and node.args:
+        name = getattr(node.args[0], "value", "?")
+        return f"the call of extern function {name!r}"
+    return f"the call of {node.op}"
+
+
+def _restore(table: dict, key: int, saved) -> None:
+    if saved is None:
+        table.pop(key, None)
+    else:
+        table[key] = saved

@@ -1,0 +1,97 @@
+"""``VectorizeLoop``: turn ``ForKind.VECTORIZED`` loops into vector code.
+
+The loop disappears; its var becomes the index vector ``Ramp(min, 1, lanes)``
+and every value that depends on it becomes a vector (TVM's vectorizer)::
+
+    for i in range(n):                       for i in range(n):
+        for j in vectorized(4):        ->        A[Ramp(i*4, 1, 4)] = (
+            A[i*4 + j] = A[i*4 + j] + 1f             A[Ramp(i*4, 1, 4)] + Broadcast(1f, 4))
+
+A statement that cannot become vector code (an ``if`` whose condition
+depends on the var, a call that is not element-wise, ...) stays correct: it
+runs in a serial loop of its own. Nested vectorized loops merge into one
+wider vector. A loop the pass cannot accept (extent not a constant, below 1,
+a ``While`` inside) raises ``VectorizeError``, a ``ValueError``.
+
+Usage::
+
+    import transform
+    mod = transform.VectorizeLoop()(mod)
+    for remark in transform.vectorize_remarks(mod):
+        print(remark)    # main: loop j (4 lanes): vectorized
+                         # main: loop k (8 lanes): scalarized: if condition depends on k
+
+    # print the remarks as the pass runs
+    with transform.PassContext(config={"tir.vectorize_remarks": True}):
+        mod = transform.VectorizeLoop()(mod)
+
+    # vectorization off: vectorized loops become serial loops (VectorizeSkipper)
+    mod = transform.VectorizeLoop(enable_vectorize=False)(mod)
+    with transform.PassContext(config={"tir.disable_vectorize": True}):
+        mod = transform.VectorizeLoop()(mod)
+
+Each remark (``VectorizeRemark``) has ``func_name``, ``loop_var``, ``lanes``,
+``outcome`` (``"vectorized"``, ``"partially vectorized"`` or ``"scalarized"``)
+and ``reason``. The pass keeps them on the PrimFunc attribute
+``"tir.vectorize_remarks"`` of the functions it changed.
+
+The rules live in ``transform/vectorize/``: expression rules in
+vectorizer.py (``visit_add``, ``visit_mul``, ...), statement rules and
+scalarization in vectorize_stmt.py.
+"""
+
+from __future__ import annotations
+
+from tir.function import IRModule, PrimFunc
+
+from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_context import PassContext
+from .vectorize import (
+    REMARKS_ATTR, LoopVectorizer, VectorizeError, VectorizeRemark, VectorizeSkipper,
+    vectorize_remarks,
+)
+
+
+def _name_in(mod: IRModule, func: PrimFunc) -> str:
+    for name, f in mod.functions.items():
+        if f is func:
+            return name
+    return str(func.attrs.get("global_symbol", "main"))
+
+
+def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False) -> PrimFunc:
+    """``func`` with its vectorized loops vectorized and its remarks attached."""
+    vectorizer = LoopVectorizer(name, func.attrs.get("target"))
+    body = vectorizer(func.body)
+    if body is func.body:
+        return func
+    if print_remarks:
+        for remark in vectorizer.remarks:
+            print(f"remark: {remark}")
+    return func.with_body(body).with_attr(REMARKS_ATTR, tuple(vectorizer.remarks))
+
+
+def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
+    """The ``tir.VectorizeLoop`` pass (opt level 0); ``False`` makes vectorized loops serial.
+
+    Config ``tir.disable_vectorize`` also turns vectorization off;
+    ``tir.vectorize_remarks`` prints the remarks.
+
+    Raises:
+        VectorizeError: a vectorized loop with a non-constant or non-positive
+            extent, or a ``While`` inside a vectorized loop.
+    """
+
+    def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
+        if not enable_vectorize or ctx.config.get("tir.disable_vectorize", False):
+            return func.with_body(VectorizeSkipper()(func.body))
+        print_remarks = bool(ctx.config.get("tir.vectorize_remarks", False))
+        return vectorize_function(func, _name_in(mod, func), print_remarks)
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")
+
+
+__all__ = [
+    "VectorizeLoop", "VectorizeSkipper", "LoopVectorizer", "VectorizeError", "VectorizeRemark",
+    "vectorize_remarks", "vectorize_function",
+]

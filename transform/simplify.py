@@ -125,16 +125,14 @@ class StmtSimplifier(StmtExprMutator):
         return replace(stmt, value=value, body=body)
 
     def _bind_bounds(self, var: Var, value: PrimExpr) -> None:
-        """Tell the analyzer the range of ``var`` when ``value``'s bounds are finite."""
+        """Tell the analyzer the range of ``var`` when ``value``'s bounds say more than its type."""
         t = DataType(var.dtype)
         if not t.is_integer or t.is_vector:
             return
         bound = self.analyzer.const_int_bound(value)
-        if bound.min_value <= arith.ConstIntBound.NEG_INF:
-            return
-        if bound.max_value >= arith.ConstIntBound.POS_INF:
-            return
         extent = bound.max_value - bound.min_value + 1
+        if bound.min_value < t.min_value() or extent > t.max_value():
+            return  # unbounded, or as wide as the type: nothing to learn
         rng = Range.from_min_extent(op.const(bound.min_value, var.dtype),
                                     op.const(extent, var.dtype))
         self.analyzer.bind(var, rng, allow_override=True)

@@ -157,3 +157,93 @@ def test_simplify_in_a_pipeline():
     seq = transform.Sequential([transform.Simplify(), transform.RemoveNoOp()])
     out = seq(tir.IRModule.from_expr(_func(body)))["main"].body
     tir.assert_structural_equal(out, _loop(i, 16, _store(i)))
+
+
+# ------------------------------------------------------------------ differential
+
+
+class _RandomProgram:
+    """Small random loop programs over int32 buffers, for differential checks.
+
+    Every store and load index goes through ``floormod(..., 64)``, so any
+    program is in bounds whatever the loop and let values are.
+    """
+
+    def __init__(self, seed):
+        import random
+
+        self.rng = random.Random(seed)
+        self.a = tir.decl_buffer((64,), "int32", name="A")
+        self.b = tir.decl_buffer((64,), "int32", name="B")
+        self.n = tir.Var("n", "int32")
+
+    def expr(self, scope, depth=0):
+        r = self.rng
+        leaves = [*scope, self.n, tir.const(r.randint(-3, 9))]
+        if depth >= 2 or r.random() < 0.3:
+            return r.choice(leaves)
+        a, b = self.expr(scope, depth + 1), self.expr(scope, depth + 1)
+        c = r.choice([1, 2, 4, 8])
+        return r.choice([
+            lambda: tir.Add(a, b), lambda: tir.Sub(a, b), lambda: tir.Mul(a, tir.const(c)),
+            lambda: tir.FloorDiv(a, tir.const(c)), lambda: tir.FloorMod(a, tir.const(c)),
+            lambda: tir.Min(a, b), lambda: tir.Max(a, b),
+            lambda: tir.BufferLoad(self.b, [tir.floormod(a, 64)]),
+        ])()
+
+    def cond(self, scope):
+        a, b = self.expr(scope, 1), self.expr(scope, 1)
+        return self.rng.choice([tir.LT, tir.LE, tir.EQ, tir.GE])(a, b)
+
+    def stmt(self, scope, depth=0):
+        r = self.rng
+        kind = r.choice(["store", "store", "for", "if", "let", "seq"] if depth < 3 else ["store"])
+        if kind == "store":
+            index = tir.floormod(self.expr(scope), 64)
+            value = tir.Add(tir.BufferLoad(self.a, [index]), self.expr(scope))
+            return tir.BufferStore(self.a, value, [index])
+        if kind == "for":
+            v = tir.Var(f"i{len(scope)}", "int32")
+            extent = r.choice([tir.const(0), tir.const(1), tir.const(3), self.n, self.n - 2])
+            loop_kind = r.choice([ForKind.SERIAL, ForKind.UNROLLED])
+            lo = r.choice([tir.const(0), tir.const(2), self.n])
+            return For(v, lo, extent, loop_kind, self.stmt([*scope, v], depth + 1))
+        if kind == "if":
+            else_case = self.stmt(scope, depth + 1) if r.random() < 0.5 else None
+            return IfThenElse(self.cond(scope), self.stmt(scope, depth + 1), else_case)
+        if kind == "let":
+            v = tir.Var(f"x{len(scope)}", "int32")
+            return LetStmt(v, self.expr(scope), self.stmt([*scope, v], depth + 1))
+        return SeqStmt([self.stmt(scope, depth + 1) for _ in range(r.randint(2, 3))])
+
+    def func(self):
+        return tir.PrimFunc([self.a, self.b, self.n], self.stmt([]))
+
+
+def _run_interpreted(func, n):
+    import numpy as np
+
+    from codegen.interpreter import build_interpreter
+
+    a = np.arange(64, dtype="int32") % 7
+    b = (np.arange(64, dtype="int32") * 5) % 11 - 3
+    build_interpreter(func)(a, b, n)
+    return a
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pipeline_preserves_meaning_of_random_programs(seed):
+    import numpy as np
+
+    from tir.verify import verify_well_formed
+
+    func = _RandomProgram(seed).func()
+    pipeline = transform.Sequential([
+        transform.Simplify(), transform.RemoveNoOp(), transform.UnrollLoop(),
+        transform.Simplify(), transform.RemoveNoOp(),
+    ])
+    with transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 8}}):
+        out = pipeline(tir.IRModule.from_expr(func))["main"]
+    assert verify_well_formed(out)
+    for n_value in (0, 3, 7):
+        np.testing.assert_array_equal(_run_interpreted(out, n_value), _run_interpreted(func, n_value))

@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1_000_000, help="about how many nodes")
     args = parser.parse_args(argv)
-    per_store = 1 + 4 * TERMS + 3  # the store, its index, the loads and their indices, the adds
-    stores = max(1, args.nodes // per_store)
+    per_store = count_nodes(build(100)) / 100
+    stores = max(1, round(args.nodes / per_store))
 
     build_s, stmt = median_seconds(lambda: build(stores))
     nodes = count_nodes(stmt)

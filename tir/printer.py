@@ -415,12 +415,22 @@ class _Printer(StmtExprVisitor):
             self.out.append(", " if len(indices) > 1 else "")
             self.operand(last.base, ADD)
             self.out.append(":")
-            self.operand(last.base, ADD)
-            self.out.append(" + ")
-            self.lanes(last.lanes)
+            self.end_of(last.base, last.lanes)
         else:
             self.args(indices)
         self.out.append("]")
+
+    def end_of(self, start: PrimExpr, length: Any) -> None:
+        """``start + length`` (a slice end, a loop stop), folded when both are constants."""
+        if type(start) is IntImm and isinstance(length, (int, IntImm)):
+            self.out.append(const_text(IntImm(start.dtype, start.value + int(length))))
+            return
+        self.operand(start, ADD)
+        self.out.append(" + ")
+        if isinstance(length, PrimExpr):
+            self.operand(length, ADD + 1)
+        else:
+            self.out.append(str(length))
 
     # ------------------------------------------------------------ statements
 
@@ -468,12 +478,7 @@ class _Printer(StmtExprVisitor):
             return
         self.visit_expr(lo)
         self.out.append(", ")
-        if type(lo) is IntImm and type(extent) is IntImm:
-            self.out.append(const_text(IntImm(lo.dtype, lo.value + extent.value)))
-            return
-        self.operand(lo, ADD)
-        self.out.append(" + ")
-        self.operand(extent, ADD + 1)
+        self.end_of(lo, extent)
 
     def visit_while(self, s: Any) -> None:
         self.start("while ")

@@ -42,18 +42,25 @@ _PLAIN = frozenset((str, int, bool, type(None)))
 # Fields that name things for people only; they take no part in the structure.
 _IGNORED = {"name"}
 _PLANS: dict[type, tuple] = {}
+_ROLES = ((Var, "var"), (Buffer, "buffer"), (PrimFunc, "func"), (IRModule, "module"))
 
 
 def _plan(cls: type) -> tuple:
-    """``(class token, ((field, kind, binds), ...))`` for a node class, cached."""
+    """``(class token, ((field, kind, binds), ...), role)`` for a node class, cached.
+
+    ``role`` names the rule for classes that are not compared field by field
+    (variables, buffers, functions, modules), else None.
+    """
     plan = _PLANS.get(cls)
     if plan is None:
+        role = next((r for base, r in _ROLES if issubclass(cls, base)), None)
         fields = []
-        for f in attrs.fields(cls):
-            if f.name in _IGNORED and issubclass(cls, (Var, Buffer)):
+        for f in attrs.fields(cls) if attrs.has(cls) else ():
+            if f.name in _IGNORED and role in ("var", "buffer"):
                 continue
             fields.append((f.name, f.metadata.get("kind", DATA), f.metadata.get("binds", False)))
-        plan = _PLANS[cls] = (hash(f"{cls.__module__}.{cls.__qualname__}"), tuple(fields))
+        token = hash(f"{cls.__module__}.{cls.__qualname__}")
+        plan = _PLANS[cls] = (token, tuple(fields), role)
     return plan
 
 
@@ -89,21 +96,15 @@ class _Equal:
             self.mismatch = (lhs, rhs, reason)
         return False
 
-    def node(self, lhs: Any, rhs: Any) -> bool:
-        """Compare two expressions, statements, buffers, functions or modules."""
+    def node(self, lhs: Any, rhs: Any, by_fields: bool = False) -> bool:
+        """Compare two nodes: by their role's rule, or field by field in declaration order."""
         cls = type(lhs)
         if cls is not type(rhs):
             return self.fail(lhs, rhs, f"node types differ: {cls.__name__} vs {type(rhs).__name__}")
-        special = _EQUAL_SPECIAL.get(cls)
-        if special is not None:
-            return special(self, lhs, rhs)
-        if isinstance(lhs, Var):
-            return self.var_use(lhs, rhs)
-        return self.fields(lhs, rhs)
-
-    def fields(self, lhs: Any, rhs: Any) -> bool:
-        """Compare every field of two nodes of one class, in declaration order."""
-        for name, kind, binds in _plan(type(lhs))[1]:
+        _, plan, role = _PLANS.get(cls) or _plan(cls)
+        if role is not None and not by_fields:
+            return _EQUAL_ROLES[role](self, lhs, rhs)
+        for name, kind, binds in plan:
             a = getattr(lhs, name)
             b = getattr(rhs, name)
             if kind is EXPR or kind is STMT:
@@ -217,7 +218,7 @@ class _Equal:
                                               f"another buffer ({paired.name})")
         if id(rhs) in self.rbufs:
             return self.fail(lhs, rhs, f"buffer {rhs.name} is already paired with another")
-        if not self.fields(lhs, rhs):
+        if not self.node(lhs, rhs, by_fields=True):
             return False
         self.lbufs[id(lhs)] = rhs
         self.rbufs[id(rhs)] = lhs
@@ -292,7 +293,8 @@ class _Equal:
         return True
 
 
-_EQUAL_SPECIAL = {PrimFunc: _Equal.prim_func, IRModule: _Equal.module, Buffer: _Equal.buffer}
+_EQUAL_ROLES = {"var": _Equal.var_use, "buffer": _Equal.buffer, "func": _Equal.prim_func,
+                "module": _Equal.module}
 
 
 _STRUCTURED = (Node, Mapping, list, tuple)
@@ -326,17 +328,12 @@ class _Hasher:
         self.bufs: dict[int, int] = {}
         self.count = 0
 
-    def node(self, node: Any) -> int:
+    def node(self, node: Any, by_fields: bool = False) -> int:
+        """Hash a node: by its role's rule, or from its fields in declaration order."""
         cls = type(node)
-        special = _HASH_SPECIAL.get(cls)
-        if special is not None:
-            return special(self, node)
-        if isinstance(node, Var):
-            return self.var_use(node)
-        return self.fields(node)
-
-    def fields(self, node: Any) -> int:
-        token, plan = _plan(type(node))
+        token, plan, role = _PLANS.get(cls) or _plan(cls)
+        if role is not None and not by_fields:
+            return _HASH_ROLES[role](self, node)
         parts = [token]
         append = parts.append
         for name, kind, binds in plan:
@@ -389,7 +386,7 @@ class _Hasher:
         order = self.bufs.get(id(buf))
         if order is not None:
             return hash((_BUF_REF, order))
-        content = self.fields(buf)
+        content = self.node(buf, by_fields=True)
         self.bufs[id(buf)] = len(self.bufs)
         return content
 
@@ -418,7 +415,8 @@ class _Hasher:
         return hash(tuple(parts))
 
 
-_HASH_SPECIAL = {PrimFunc: _Hasher.prim_func, IRModule: _Hasher.module, Buffer: _Hasher.buffer}
+_HASH_ROLES = {"var": _Hasher.var_use, "buffer": _Hasher.buffer, "func": _Hasher.prim_func,
+               "module": _Hasher.module}
 
 
 # ---------------------------------------------------------------- public API

@@ -1,4 +1,4 @@
-"""Passes over TIR and the infrastructure they run in (TVM's ``tvm.transform`` + ``tir.transform``)."""
+"""Passes over TIR and the infrastructure they run in (TVM's tvm.transform + tir.transform)."""
 # ruff: noqa: F401  (this file is the package's list of exports)
 
 from .config import ConfigKey, known_configs, register_config

@@ -201,7 +201,7 @@ register_config(
         "propagate_knowns_to_prove_conditional": (bool, False, "Use known facts in conditions."),
         "propagate_knowns_to_simplify_expressions": (bool, False, "Use known facts in values."),
         "convert_boolean_to_and_of_ors": (bool, False, "Normalize conditions to CNF."),
-        "apply_constraints_to_boolean_branches": (bool, False, "Use one branch of && in the other."),
+        "apply_constraints_to_boolean_branches": (bool, False, "Use one side of && in the other."),
     },
 )
 register_config("codegen.llvm.fast_math", bool, False, "Let LLVM reassociate float arithmetic.")

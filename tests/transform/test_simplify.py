@@ -246,4 +246,5 @@ def test_pipeline_preserves_meaning_of_random_programs(seed):
         out = pipeline(tir.IRModule.from_expr(func))["main"]
     assert verify_well_formed(out)
     for n_value in (0, 3, 7):
-        np.testing.assert_array_equal(_run_interpreted(out, n_value), _run_interpreted(func, n_value))
+        expected = _run_interpreted(func, n_value)
+        np.testing.assert_array_equal(_run_interpreted(out, n_value), expected)

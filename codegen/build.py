@@ -1,0 +1,158 @@
+"""``build``: TIR to a runnable ``Module``, through the pass pipeline and LLVM.
+
+The steps, in order::
+
+    set attr "target"  ->  default_pipeline() under the current PassContext
+      -> CodeGenLLVM (llvmlite.ir)  ->  parse + verify  ->  LLVM O3 for the target
+      -> MCJIT (host targets)  ->  Module
+
+A module built once is reused when the same IR (``structural_equal``) is
+built again for the same target under the same config (a small cache).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from typing import Any
+
+import transform
+from tir.function import IRModule, PrimFunc
+from tir.structural import structural_equal, structural_hash
+from transform import PassContext
+
+from .target import Target
+
+#: How many built modules the cache keeps.
+CACHE_SIZE = 64
+
+
+def default_pipeline() -> list:
+    """The passes ``build`` runs before code generation, in order."""
+    return [
+        # Fold constants and normalize index arithmetic, so loops and indices are clean affine forms.
+        transform.Simplify(),
+        # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when
+        # tir.disable_vectorize is set: the pass then runs VectorizeSkipper).
+        transform.VectorizeLoop(),
+        # ForKind.UNROLLED loops (and small loops, if tir.UnrollLoop asks) -> straight-line code.
+        transform.UnrollLoop(),
+        # Fold what vectorizing and unrolling exposed (constant ramp bases, x * 1, ...).
+        transform.Simplify(),
+        # Drop the empty loops, Evaluate(0)s and no-op branches left behind.
+        transform.RemoveNoOp(),
+    ]
+
+
+def lower(mod: IRModule | PrimFunc, target: Target | str = "llvm") -> IRModule:
+    """Run ``default_pipeline`` on ``mod`` (each function tagged with ``target``)."""
+    mod = _as_module(mod)
+    target = Target(target)
+    tagged = IRModule({name: f.with_attr("target", str(target)) for name, f in mod.items()},
+                      mod.attrs)
+    return transform.Sequential(default_pipeline(), name="codegen.build")(tagged)
+
+
+def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> Any:
+    """Compile TIR to native code for ``target``.
+
+    Args:
+        mod_or_func: an ``IRModule`` or a single ``PrimFunc`` (named ``"main"``).
+        target: a target string such as ``"llvm"`` or ``"llvm -mcpu=skylake"``,
+            or a ``Target``.
+
+    Returns:
+        A ``codegen.Module``: ``mod["main"](*arrays)`` runs the code.
+
+    Raises:
+        TypeError: ``mod_or_func`` is neither an IRModule nor a PrimFunc.
+        ValueError: a bad target string, or a program the pipeline rejects.
+    """
+    mod = _as_module(mod_or_func)
+    target = Target(target)
+    ctx = PassContext.current()
+    key = (str(target), tuple(sorted((k, repr(v)) for k, v in ctx.config.items())),
+           ctx.opt_level)
+    cached = _CACHE.find(mod, key)
+    if cached is not None:
+        return cached
+    result = _compile(lower(mod, target), target, ctx)
+    _CACHE.add(mod, key, result)
+    return result
+
+
+def _as_module(mod: Any) -> IRModule:
+    if isinstance(mod, PrimFunc):
+        return IRModule.from_expr(mod)
+    if isinstance(mod, IRModule):
+        return mod
+    raise TypeError(f"build: expected an IRModule or a PrimFunc, got {type(mod).__name__}")
+
+
+def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
+    from . import metadata
+    from .llvm import CodeGenLLVM, machine
+    from .module import jit_module
+
+    cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
+                     noalias=ctx.config.get("tir.noalias"))
+    symbols, described = {}, {}
+    for name, func in mod.items():
+        symbols[name] = cg.add_function(name, func)
+        described[name] = metadata.describe(func, symbols[name])
+    cg.add_exported_string(metadata.METADATA_SYMBOL,
+                           metadata.dumps(str(target), described, cg.messages))
+    llvm_module = machine.parse(str(cg.module))
+    opt_level = target.opt_level
+    if opt_level is None:
+        opt_level = ctx.config.get("codegen.llvm.opt_level")
+    machine.optimize(llvm_module, target, opt_level)
+    return jit_module(target, dict(mod.items()), symbols, cg.messages, llvm_module,
+                      str(llvm_module))
+
+
+class _BuildCache:
+    """Recently built modules, keyed by IR structure, target and config."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.entries: collections.OrderedDict = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def _hash(self, mod: IRModule, key: tuple) -> Any:
+        return (key, tuple((name, structural_hash(f)) for name, f in mod.items()))
+
+    def find(self, mod: IRModule, key: tuple) -> Any:
+        h = self._hash(mod, key)
+        with self.lock:
+            for stored, result in self.entries.get(h, ()):
+                if _same_functions(stored, mod):
+                    self.entries.move_to_end(h)
+                    return result
+        return None
+
+    def add(self, mod: IRModule, key: tuple, result: Any) -> None:
+        h = self._hash(mod, key)
+        with self.lock:
+            self.entries.setdefault(h, []).append((IRModule(dict(mod.items())), result))
+            self.entries.move_to_end(h)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+def _same_functions(a: IRModule, b: IRModule) -> bool:
+    if list(a.functions) != list(b.functions):
+        return False
+    return all(structural_equal(a[n], b[n]) for n in a.functions)
+
+
+_CACHE = _BuildCache(CACHE_SIZE)
+
+
+def clear_cache() -> None:
+    """Forget every built module (the next ``build`` compiles again)."""
+    _CACHE.clear()

@@ -1,0 +1,215 @@
+"""``CodeGenLLVM``: TIR ``PrimFunc``s to one ``llvmlite.ir`` module.
+
+One visitor class with one ``visit_*`` per node; the methods live in mixins
+by kind (expr.py, intrinsics.py, memory.py, stmt.py, parallel.py). This file
+holds the function-level machinery: the calling convention, variable
+bindings, the entry block for ``alloca``s, and error codes.
+
+Calling convention of a generated function (see codegen/args.py)::
+
+    i32 @tirlite_<name>(params..., hidden shape vars...)
+
+buffer params are ``noalias ptr``; bool scalars come as ``i8`` and float16
+scalars as their ``i16`` bits (ctypes has neither type). It returns 0, the
+number (from 1) of the failed ``AssertStmt`` message, or ``OUT_OF_MEMORY``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Iterator
+
+import llvmlite.ir as ir
+
+from tir import dtype as dt
+from tir.arith import Analyzer
+from tir.function import PrimFunc
+from tir.functor import StmtExprVisitor
+
+from ..args import hidden_vars_of
+from ..target import Target
+from . import machine
+from .expr import ExprCodegen
+from .intrinsics import IntrinsicCodegen
+from .memory import MemoryCodegen
+from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
+from .stmt import StmtCodegen
+from .types import I8, I32, PTR, declare, element_bytes, int_constant, ir_type
+
+#: Symbol prefix of generated entry functions.
+SYMBOL_PREFIX = "tirlite_"
+
+
+def symbol_name(name: str) -> str:
+    """The native symbol of the function ``name`` (a C identifier)."""
+    return SYMBOL_PREFIX + re.sub(r"\W", "_", name)
+
+
+def native_param_type(dtype: str) -> ir.Type:
+    """How a scalar param of ``dtype`` is passed: bool as i8, float16 as i16 bits."""
+    if dtype == "bool":
+        return I8
+    if dtype == "float16":
+        return ir.IntType(16)
+    return ir_type(dtype)
+
+
+class CodeGenLLVM(
+    ExprCodegen, IntrinsicCodegen, MemoryCodegen, StmtCodegen, ParallelCodegen, StmtExprVisitor
+):
+    """Emits LLVM IR for PrimFuncs into ``self.module``.
+
+    Args:
+        target: the target whose triple and data layout the module gets.
+        fast_math: put LLVM fast-math flags on float operations.
+        noalias: mark buffer params ``noalias``.
+    """
+
+    OUT_OF_MEMORY = -1
+
+    def __init__(self, target: Target, fast_math: bool = False, noalias: bool = True):
+        self.target = target
+        self.module = ir.Module(name="tirlite")
+        self.module.triple = target.triple
+        self.module.data_layout = str(machine.target_machine(target).target_data)
+        self.fmf = ("fast",) if fast_math else ()
+        self.noalias = noalias
+        self.analyzer = Analyzer()
+        self.messages: list[str] = []
+        self.vars: dict[int, ir.Value] = {}
+        self.aligns: dict[int, int] = {}
+        self.in_parallel = False
+        self.symbol = ""
+        self._strings: dict[str, ir.GlobalVariable] = {}
+
+    # ------------------------------------------------------------ functions
+
+    def add_function(self, name: str, func: PrimFunc) -> str:
+        """Emit ``func`` as the native function for ``name``; returns its symbol."""
+        if not isinstance(func, PrimFunc):
+            raise TypeError(f"codegen: {name!r} must be a PrimFunc, got {type(func).__name__}")
+        self.symbol = symbol_name(name)
+        self.vars, self.aligns = {}, {}
+        hidden = hidden_vars_of(func)
+        arg_types = [self._param_type(func, p) for p in func.params]
+        arg_types += [ir_type(v.dtype) for v in hidden]
+        fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), self.symbol)
+        fn.attributes.add("nounwind")
+        self.begin_function(fn)
+        for param, arg in zip(func.params, fn.args):
+            self._bind_param(func, param, arg)
+        for var, arg in zip(hidden, fn.args[len(func.params):]):
+            arg.name = var.name
+            self.vars[id(var)] = arg
+        self.visit_stmt(func.body)
+        self.builder.ret(int_constant(I32, 0))
+        self.end_function()
+        return self.symbol
+
+    def _param_type(self, func: PrimFunc, param) -> ir.Type:
+        if param in func.buffer_map or param.dtype == "handle":
+            return PTR
+        return native_param_type(param.dtype)
+
+    def _bind_param(self, func: PrimFunc, param, arg) -> None:
+        arg.name = param.name
+        buf = func.buffer_map.get(param)
+        if buf is not None:
+            if self.noalias:
+                arg.add_attribute("noalias")
+            align = element_bytes(buf.dtype) * dt.lanes_of(buf.dtype)  # NumPy's guarantee
+            self.vars[id(param)] = self.vars[id(buf.data)] = arg
+            self.aligns[id(buf.data)] = align
+            return
+        self.vars[id(param)] = self._unpack_scalar(param.dtype, arg)
+
+    def _unpack_scalar(self, dtype: str, arg):
+        if dtype == "bool":
+            return self.builder.icmp_unsigned("!=", arg, int_constant(I8, 0))
+        if dtype == "float16":
+            return self.builder.bitcast(arg, ir.HalfType())
+        return arg
+
+    def begin_function(self, fn: ir.Function) -> None:
+        """Start emitting ``fn``: an entry block for allocas, then the body."""
+        self.entry = fn.append_basic_block("entry")
+        self.builder = ir.IRBuilder(fn.append_basic_block("body"))
+
+    def end_function(self) -> None:
+        """Close the entry block (allocas only) with a branch to the body."""
+        body = self.entry.function.blocks[1]
+        ir.IRBuilder(self.entry).branch(body)
+
+    # ------------------------------------------------------------ bindings
+
+    def lookup(self, var) -> ir.Value:
+        """The LLVM value bound to ``var``."""
+        value = self.vars.get(id(var))
+        if value is None:
+            raise ValueError(f"codegen: variable {var.name!r} ({var.dtype}) is used but not bound")
+        return value
+
+    @contextlib.contextmanager
+    def bound(self, var, value, align: int | None = None) -> Iterator[None]:
+        """Bind ``var`` to ``value`` (a pointer of known ``align``) for a scope."""
+        key = id(var)
+        old = self.vars.get(key), self.aligns.get(key)
+        self.vars[key] = value
+        if align is not None:
+            self.aligns[key] = align
+        try:
+            yield
+        finally:
+            for table, previous in zip((self.vars, self.aligns), old):
+                if previous is None:
+                    table.pop(key, None)
+                else:
+                    table[key] = previous
+
+    def base_alignment(self, data_var) -> int:
+        """Known alignment (bytes) of the pointer in ``data_var``; 1 if unknown."""
+        return self.aligns.get(id(data_var), 1)
+
+    # ------------------------------------------------------------ helpers
+
+    def entry_alloca(self, ty: ir.Type, count: int = 1, align: int = 64):
+        """An ``alloca`` in the entry block, so loops do not grow the stack."""
+        builder = ir.IRBuilder(self.entry)
+        ptr = builder.alloca(ty, size=int_constant(ir.IntType(64), count) if count > 1 else None)
+        ptr.align = align
+        return ptr
+
+    def declare_c(self, name: str, ret: ir.Type, args: list) -> ir.Function:
+        """A C library function such as ``aligned_alloc``."""
+        return declare(self.module, name, ret, args)
+
+    def error_code(self, message: str) -> int:
+        """The return code reporting ``message`` (an ``AssertStmt`` failure)."""
+        self.messages.append(message)
+        return len(self.messages)
+
+    def string_constant(self, text: str) -> ir.GlobalVariable:
+        """A private NUL-terminated string global."""
+        glob = self._strings.get(text)
+        if glob is None:
+            data = bytearray(text.encode("utf-8") + b"\0")
+            ty = ir.ArrayType(I8, len(data))
+            glob = ir.GlobalVariable(self.module, ty, f".str.{len(self._strings)}")
+            glob.initializer = ir.Constant(ty, data)
+            glob.global_constant = True
+            glob.linkage = "private"
+            self._strings[text] = glob
+        return glob
+
+    def add_exported_string(self, symbol: str, text: str) -> None:
+        """An exported ``const char *symbol`` pointing at ``text`` (library metadata)."""
+        glob = ir.GlobalVariable(self.module, PTR, symbol)
+        glob.initializer = self.string_constant(text)
+        glob.global_constant = True
+
+    def generic_visit(self, node):
+        raise NotImplementedError(f"codegen: {type(node).__name__} is not supported by the LLVM backend")
+
+
+__all__ = ["CodeGenLLVM", "symbol_name", "native_param_type", "LAUNCHER_SYMBOL"]

@@ -1,0 +1,277 @@
+"""Expression emitters of ``CodeGenLLVM``: arithmetic, comparisons, casts, vectors.
+
+Tables map (node class, dtype kind) to ``llvmlite.ir.IRBuilder`` methods; the
+few nodes that need several instructions (floor division, ramps, shuffles)
+have a comment showing the IR they produce.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tir import dtype as dt
+from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
+
+from .types import I32, int_constant, ir_type
+
+#: (node class) -> (builder method for signed/unsigned ints, for floats)
+_ARITH = {
+    Add: ("add", "add", "fadd"),
+    Sub: ("sub", "sub", "fsub"),
+    Mul: ("mul", "mul", "fmul"),
+    Div: ("sdiv", "udiv", "fdiv"),
+    Mod: ("srem", "urem", "frem"),
+}
+#: Comparison operators as llvmlite spells them.
+_CMP = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
+#: Arithmetic that may carry ``nsw``: signed overflow is undefined in TIR, as in C and TVM.
+_NSW = ("add", "sub", "mul")
+
+
+def zero(ty: ir.Type) -> ir.Constant:
+    """The zero (or zeroinitializer) of ``ty``."""
+    return ir.Constant(ty, None)
+
+
+def splat_constant(ty: ir.Type, value: int | float) -> ir.Constant:
+    """A constant of ``ty`` with ``value`` in every lane."""
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ty, [_scalar_constant(ty.element, value)] * ty.count)
+    return _scalar_constant(ty, value)
+
+
+def _scalar_constant(ty: ir.Type, value: int | float) -> ir.Constant:
+    if isinstance(ty, ir.IntType):
+        return int_constant(ty, int(value))
+    return ir.Constant(ty, float(value))
+
+
+class ExprCodegen:
+    """Mixin of ``CodeGenLLVM``: one ``visit_*`` per expression node."""
+
+    builder: ir.IRBuilder
+    fmf: tuple
+
+    # ------------------------------------------------------------ leaves
+
+    def visit_int_imm(self, op):
+        return int_constant(ir_type(op.dtype), op.value)
+
+    def visit_float_imm(self, op):
+        return ir.Constant(ir_type(op.dtype), op.value)
+
+    def visit_string_imm(self, op):
+        return self.string_constant(op.value)
+
+    def visit_var(self, op):
+        return self.lookup(op)
+
+    # ------------------------------------------------------------ arithmetic
+
+    def _arith(self, op):
+        signed, unsigned, floating = _ARITH[type(op)]
+        a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        t = dt.DataType(op.dtype)
+        if t.is_float:
+            return getattr(self.builder, floating)(a, b, flags=self.fmf)
+        name = signed if t.is_int else unsigned
+        flags = ("nsw",) if name in _NSW and t.is_int and t.bits >= 32 else ()
+        return getattr(self.builder, name)(a, b, flags=flags)
+
+    visit_add = visit_sub = visit_mul = visit_div = visit_mod = _arith
+
+    # floordiv(a, b) on signed ints, without branches:
+    #   q = sdiv a, b ; r = srem a, b
+    #   fix = (r != 0) & ((r ^ b) < 0)      ; remainder and divisor differ in sign
+    #   result = q - zext(fix)
+    def visit_floor_div(self, op):
+        t = dt.DataType(op.dtype)
+        a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        if t.is_float:
+            return self.call_float_intrinsic("llvm.floor", [self.builder.fdiv(a, b, flags=self.fmf)])
+        if not t.is_int:
+            return self.builder.udiv(a, b)
+        q = self.builder.sdiv(a, b)
+        fix = self._floor_fix(self.builder.srem(a, b), b)
+        return self.builder.sub(q, self.builder.zext(fix, a.type))
+
+    # floormod(a, b) on signed ints: r = srem a, b ; r + (fix ? b : 0)
+    def visit_floor_mod(self, op):
+        t = dt.DataType(op.dtype)
+        a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        if t.is_float:
+            q = self.call_float_intrinsic("llvm.floor", [self.builder.fdiv(a, b, flags=self.fmf)])
+            return self.builder.fsub(a, self.builder.fmul(b, q, flags=self.fmf), flags=self.fmf)
+        if not t.is_int:
+            return self.builder.urem(a, b)
+        r = self.builder.srem(a, b)
+        fix = self._floor_fix(r, b)
+        return self.builder.add(r, self.builder.select(fix, b, zero(b.type)))
+
+    def _floor_fix(self, r, b):
+        nonzero = self.builder.icmp_signed("!=", r, zero(r.type))
+        signs_differ = self.builder.icmp_signed("<", self.builder.xor(r, b), zero(r.type))
+        return self.builder.and_(nonzero, signs_differ)
+
+    def _min_max(self, op, cmp: str):
+        a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        return self.builder.select(self.compare(op.a.dtype, cmp, a, b), a, b)
+
+    def visit_min(self, op):
+        return self._min_max(op, "<")
+
+    def visit_max(self, op):
+        return self._min_max(op, ">")
+
+    # ------------------------------------------------------------ comparisons and logic
+
+    def compare(self, dtype: str, cmp: str, a, b):
+        """``a cmp b`` for operands of ``dtype``; float ``!=`` is true on NaN, as in C."""
+        t = dt.DataType(dtype)
+        if t.is_float:
+            if cmp == "!=":
+                return self.builder.fcmp_unordered(cmp, a, b, flags=self.fmf)
+            return self.builder.fcmp_ordered(cmp, a, b, flags=self.fmf)
+        if t.is_int:
+            return self.builder.icmp_signed(cmp, a, b)
+        return self.builder.icmp_unsigned(cmp, a, b)
+
+    def _cmp(self, op):
+        a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        return self.compare(op.a.dtype, _CMP[type(op)], a, b)
+
+    visit_eq = visit_ne = visit_lt = visit_le = visit_gt = visit_ge = _cmp
+
+    def visit_and(self, op):
+        return self.builder.and_(self.visit_expr(op.a), self.visit_expr(op.b))
+
+    def visit_or(self, op):
+        return self.builder.or_(self.visit_expr(op.a), self.visit_expr(op.b))
+
+    def visit_not(self, op):
+        return self.builder.not_(self.visit_expr(op.a))
+
+    def visit_select(self, op):
+        # Both sides are evaluated: a blend (`select`), never a branch.
+        cond = self.visit_expr(op.condition)
+        t, f = self.visit_expr(op.true_value), self.visit_expr(op.false_value)
+        return self.builder.select(cond, t, f)
+
+    def visit_let(self, op):
+        with self.bound(op.var, self.visit_expr(op.value)):
+            return self.visit_expr(op.body)
+
+    # ------------------------------------------------------------ casts
+
+    def visit_cast(self, op):
+        return self.cast(op.value.dtype, op.dtype, self.visit_expr(op.value))
+
+    def cast(self, src: str, dst: str, value):
+        """``value`` of dtype ``src`` converted to ``dst`` (same lanes)."""
+        if src == dst:
+            return value
+        s, d = dt.DataType(src), dt.DataType(dst)
+        ty = ir_type(dst)
+        if d.is_bool:
+            if s.is_float:
+                return self.builder.fcmp_unordered("!=", value, zero(value.type))
+            return self.builder.icmp_unsigned("!=", value, zero(value.type))
+        if s.is_bool:
+            return self.builder.uitofp(value, ty) if d.is_float else self.builder.zext(value, ty)
+        if s.is_float and d.is_float:
+            return self._resize(value, ty, s.bits, d.bits, "fpext", "fptrunc")
+        if s.is_float:
+            return self.builder.fptosi(value, ty) if d.is_int else self.builder.fptoui(value, ty)
+        if d.is_float:
+            return self.builder.sitofp(value, ty) if s.is_int else self.builder.uitofp(value, ty)
+        return self._resize(value, ty, s.bits, d.bits, "sext" if s.is_int else "zext", "trunc")
+
+    def _resize(self, value, ty, src_bits: int, dst_bits: int, widen: str, narrow: str):
+        if src_bits == dst_bits:
+            return value
+        return getattr(self.builder, widen if dst_bits > src_bits else narrow)(value, ty)
+
+    # ------------------------------------------------------------ vectors
+
+    # Ramp(base, stride, n):
+    #   %b = broadcast base ; %s = <0, stride, 2*stride, ...> (a constant when stride is)
+    #   %r = add %b, %s
+    def visit_ramp(self, op):
+        base = self.visit_expr(op.base)
+        vec = self.broadcast(base, op.dtype)
+        steps = self.step_vector(op.dtype)
+        if isinstance(op.stride, IntImm) and not dt.DataType(op.dtype).is_scalable:
+            stride = op.stride.value
+            steps = ir.Constant(steps.type, [int_constant(base.type, k * stride)
+                                             for k in range(steps.type.count)])
+        else:
+            stride = self.broadcast(self.visit_expr(op.stride), op.dtype)
+            steps = self.builder.mul(steps, stride)
+        return self.builder.add(vec, steps)
+
+    def step_vector(self, dtype: str):
+        """The vector ``<0, 1, 2, ...>`` of ``dtype``."""
+        ty = ir_type(dtype)
+        if dt.DataType(dtype).is_scalable:
+            fn = self.declare_intrinsic("llvm.stepvector", ty, [])
+            return self.builder.call(fn, [])
+        return ir.Constant(ty, [int_constant(ty.element, k) for k in range(ty.count)])
+
+    def visit_broadcast(self, op):
+        return self.broadcast(self.visit_expr(op.value), op.dtype)
+
+    # broadcast v to n lanes:
+    #   %t = insertelement <n x T> poison, T %v, i32 0
+    #   %r = shufflevector <n x T> %t, <n x T> poison, <n x i32> zeroinitializer
+    def broadcast(self, value, dtype: str):
+        """Scalar ``value`` repeated in the lanes of ``dtype``."""
+        ty = ir_type(dtype)
+        if not isinstance(ty, ir.VectorType):
+            return value
+        vec_ty = ty.__class__(value.type, ty.count)
+        undef = ir.Constant(vec_ty, ir.Undefined)
+        one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
+        mask_ty = ty.__class__(I32, ty.count)
+        return self.builder.shuffle_vector(one, undef, ir.Constant(mask_ty, None))
+
+    # Shuffle(vectors, indices): the vectors are concatenated pairwise, as a
+    # balanced tree of shufflevectors (padding the shorter with undef lanes),
+    # then one last shufflevector picks ``indices`` from the concatenation.
+    def visit_shuffle(self, op):
+        parts = [self._as_vector(self.visit_expr(v)) for v in op.vectors]
+        whole = self._concat_tree(parts)
+        picks = [i.value for i in op.indices]
+        undef = ir.Constant(whole.type, ir.Undefined)
+        mask = ir.Constant(ir.VectorType(I32, len(picks)), picks)
+        out = self.builder.shuffle_vector(whole, undef, mask)
+        return out if len(picks) > 1 else self.builder.extract_element(out, ir.Constant(I32, 0))
+
+    def _concat_tree(self, parts: list):
+        while len(parts) > 1:
+            merged = [self._concat(parts[k], parts[k + 1]) for k in range(0, len(parts) - 1, 2)]
+            if len(parts) % 2:
+                merged.append(parts[-1])
+            parts = merged
+        return parts[0]
+
+    def _concat(self, a, b):
+        na, nb = a.type.count, b.type.count
+        n = max(na, nb)
+        a, b = self._pad(a, n), self._pad(b, n)
+        mask = list(range(na)) + list(range(n, n + nb))
+        return self.builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(I32, len(mask)), mask))
+
+    def _pad(self, v, n: int):
+        count = v.type.count
+        if count == n:
+            return v
+        undef = ir.Constant(v.type, ir.Undefined)
+        mask = list(range(count)) + [count] * (n - count)  # lanes past the end are undef
+        return self.builder.shuffle_vector(v, undef, ir.Constant(ir.VectorType(I32, n), mask))
+
+    def _as_vector(self, v):
+        if isinstance(v.type, ir.VectorType):
+            return v
+        undef = ir.Constant(ir.VectorType(v.type, 1), ir.Undefined)
+        return self.builder.insert_element(undef, v, ir.Constant(I32, 0))
+

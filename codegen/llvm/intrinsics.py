@@ -1,0 +1,201 @@
+"""``Call`` emitters of ``CodeGenLLVM``: math intrinsics, bit operations, externs.
+
+Math functions with an LLVM intrinsic (``llvm.exp``, ``llvm.sqrt`` ...) are
+called on scalars and vectors alike; LLVM lowers vector forms to vector
+instructions or lane-by-lane library calls. Functions without one (``erf``,
+``log1p``) call libm lane by lane. ``float16`` math runs in ``float``.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tir import dtype as dt
+
+from .expr import splat_constant, zero
+from .types import I32, declare, ir_type, mangle
+
+#: TIR op -> LLVM intrinsic (overloaded on the argument type).
+LLVM_MATH = {
+    "tir.exp": "llvm.exp", "tir.exp2": "llvm.exp2", "tir.exp10": "llvm.exp10",
+    "tir.log": "llvm.log", "tir.log2": "llvm.log2", "tir.log10": "llvm.log10",
+    "tir.sqrt": "llvm.sqrt", "tir.sin": "llvm.sin", "tir.cos": "llvm.cos", "tir.tan": "llvm.tan",
+    "tir.tanh": "llvm.tanh", "tir.fabs": "llvm.fabs", "tir.floor": "llvm.floor",
+    "tir.ceil": "llvm.ceil", "tir.trunc": "llvm.trunc", "tir.nearbyint": "llvm.nearbyint",
+    # TIR's round is round-half-to-even (as NumPy and TVM), which is nearbyint.
+    "tir.round": "llvm.nearbyint", "tir.pow": "llvm.pow", "tir.fma": "llvm.fma",
+}
+#: TIR op -> libm function (float64 name; float32 adds "f"), called lane by lane.
+LIBM = {"tir.erf": "erf", "tir.log1p": "log1p"}
+
+
+class IntrinsicCodegen:
+    """Mixin of ``CodeGenLLVM``: ``visit_call`` and the intrinsic emitters."""
+
+    builder: ir.IRBuilder
+    module: ir.Module
+
+    def visit_call(self, op):
+        if op.op in LLVM_MATH:
+            return self.math(op, LLVM_MATH[op.op])
+        if op.op in LIBM:
+            return self.libm(op, LIBM[op.op])
+        method = getattr(self, "intrin_" + op.op.removeprefix("tir."), None)
+        if method is None:
+            raise NotImplementedError(f"codegen: the intrinsic {op.op!r} is not supported")
+        return method(op)
+
+    # ------------------------------------------------------------ helpers
+
+    def declare_intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type], overloads=None):
+        """Declare ``name.<overloads>`` (mangled from ``ret`` unless given)."""
+        suffix = ".".join(mangle(t) for t in (overloads if overloads is not None else [ret]))
+        return declare(self.module, f"{name}.{suffix}" if suffix else name, ret, args)
+
+    def call_float_intrinsic(self, name: str, args: list):
+        """``name`` overloaded on the type of ``args[0]`` (all args of that type)."""
+        ty = args[0].type
+        fn = self.declare_intrinsic(name, ty, [a.type for a in args])
+        return self.builder.call(fn, args, fastmath=self.fmf)
+
+    def _in_float(self, dtype: str, args: list, emit):
+        """Run ``emit(args)`` in float32 when ``dtype`` is float16 (half math is not native)."""
+        if dt.element_of(dtype) != "float16":
+            return emit(args)
+        wide = dt.with_lanes("float32", dt.lanes_of(dtype)) if dt.lanes_of(dtype) > 1 else "float32"
+        out = emit([self.cast(dtype, wide, a) for a in args])
+        return self.cast(wide, dtype, out)
+
+    def math(self, op, name: str):
+        args = [self.visit_expr(a) for a in op.args]
+        return self._in_float(op.dtype, args, lambda xs: self.call_float_intrinsic(name, xs))
+
+    def libm(self, op, name: str):
+        args = [self.visit_expr(a) for a in op.args]
+        return self._in_float(op.dtype, args, lambda xs: self._lanewise(name, xs))
+
+    def _lanewise(self, name: str, args: list):
+        ty = args[0].type
+        element = ty.element if isinstance(ty, ir.VectorType) else ty
+        suffix = "f" if isinstance(element, ir.FloatType) else ""
+        fn = declare(self.module, name + suffix, element, [element] * len(args))
+        if not isinstance(ty, ir.VectorType):
+            return self.builder.call(fn, args)
+        out = ir.Constant(ty, ir.Undefined)
+        for lane in range(ty.count):
+            k = ir.Constant(I32, lane)
+            lane_args = [self.builder.extract_element(a, k) for a in args]
+            out = self.builder.insert_element(out, self.builder.call(fn, lane_args), k)
+        return out
+
+    # ------------------------------------------------------------ float helpers
+
+    def intrin_rsqrt(self, op):
+        x = self.visit_expr(op.args[0])
+
+        def emit(xs):
+            root = self.call_float_intrinsic("llvm.sqrt", xs)
+            return self.builder.fdiv(splat_constant(root.type, 1.0), root, flags=self.fmf)
+
+        return self._in_float(op.dtype, [x], emit)
+
+    def intrin_sigmoid(self, op):
+        x = self.visit_expr(op.args[0])
+
+        def emit(xs):
+            one = splat_constant(xs[0].type, 1.0)
+            e = self.call_float_intrinsic("llvm.exp", [self.builder.fneg(xs[0], flags=self.fmf)])
+            return self.builder.fdiv(one, self.builder.fadd(one, e, flags=self.fmf),
+                                     flags=self.fmf)
+
+        return self._in_float(op.dtype, [x], emit)
+
+    def intrin_isnan(self, op):
+        x = self.visit_expr(op.args[0])
+        return self.builder.fcmp_unordered("uno", x, x)
+
+    def intrin_isinf(self, op):
+        x = self.visit_expr(op.args[0])
+        mag = self.call_float_intrinsic("llvm.fabs", [x])
+        return self.builder.fcmp_ordered("==", mag, splat_constant(x.type, float("inf")))
+
+    # ------------------------------------------------------------ integer helpers
+
+    def _bitwise(self, op, name: str):
+        a, b = self.visit_expr(op.args[0]), self.visit_expr(op.args[1])
+        return getattr(self.builder, name)(a, b)
+
+    def intrin_bitwise_and(self, op):
+        return self._bitwise(op, "and_")
+
+    def intrin_bitwise_or(self, op):
+        return self._bitwise(op, "or_")
+
+    def intrin_bitwise_xor(self, op):
+        return self._bitwise(op, "xor")
+
+    def intrin_bitwise_not(self, op):
+        return self.builder.not_(self.visit_expr(op.args[0]))
+
+    def intrin_shift_left(self, op):
+        return self._bitwise(op, "shl")
+
+    def intrin_shift_right(self, op):
+        signed = dt.DataType(op.dtype).is_int
+        return self._bitwise(op, "ashr" if signed else "lshr")
+
+    def intrin_popcount(self, op):
+        x = self.visit_expr(op.args[0])
+        fn = self.declare_intrinsic("llvm.ctpop", x.type, [x.type])
+        return self.builder.call(fn, [x])
+
+    # ------------------------------------------------------------ control and misc
+
+    def intrin_reinterpret(self, op):
+        return self.builder.bitcast(self.visit_expr(op.args[0]), ir_type(op.dtype))
+
+    def intrin_likely(self, op):
+        return self.visit_expr(op.args[0])
+
+    def intrin_vscale(self, op):
+        ty = ir_type(op.dtype)
+        return self.builder.call(self.declare_intrinsic("llvm.vscale", ty, []), [])
+
+    def intrin_undef(self, op):
+        return ir.Constant(ir_type(op.dtype), ir.Undefined)
+
+    def intrin_assume(self, op):
+        cond = self.visit_expr(op.args[0])
+        self.builder.call(declare(self.module, "llvm.assume", ir.VoidType(), [cond.type]), [cond])
+        return zero(ir_type(op.dtype))
+
+    def intrin_address_of(self, op):
+        load = op.args[0]
+        return self.element_address(load.buffer, load.indices)
+
+    # if_then_else(c, t, f): a scalar condition branches so only the taken side
+    # runs (it may guard an out-of-bounds load); vectors blend with `select`.
+    def intrin_if_then_else(self, op):
+        cond_expr, t_expr, f_expr = op.args
+        if dt.lanes_of(op.dtype) > 1 and dt.lanes_of(cond_expr.dtype) > 1:
+            cond = self.visit_expr(cond_expr)
+            return self.builder.select(cond, self.visit_expr(t_expr), self.visit_expr(f_expr))
+        cond = self.visit_expr(cond_expr)
+        with self.builder.if_else(cond) as (then, otherwise):
+            with then:
+                t_val, t_block = self.visit_expr(t_expr), self.builder.block
+            with otherwise:
+                f_val, f_block = self.visit_expr(f_expr), self.builder.block
+        phi = self.builder.phi(t_val.type)
+        phi.add_incoming(t_val, t_block)
+        phi.add_incoming(f_val, f_block)
+        return phi
+
+    def intrin_call_extern(self, op):
+        name = op.args[0].value
+        args = [self.visit_expr(a) for a in op.args[1:]]
+        ret = ir_type(op.dtype)
+        fn = declare(self.module, name, ret, [a.type for a in args])
+        return self.builder.call(fn, args)
+
+    intrin_call_pure_extern = intrin_call_extern

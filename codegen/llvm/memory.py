@@ -1,0 +1,255 @@
+"""Buffer access emitters of ``CodeGenLLVM``: loads, stores and allocations.
+
+Multi-dimensional indices are linearized here (row-major, or with the
+buffer's explicit strides, plus ``elem_offset``), as TIR expressions so that
+constants fold and the analyzer can tell the alignment. Then:
+
+- a ramp with stride 1 is one vector load/store, aligned as far as the
+  offset's modular set and the base pointer's alignment allow;
+- any other vector index is a ``llvm.masked.gather`` / ``scatter``;
+- a predicate makes it ``llvm.masked.load`` / ``store``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import llvmlite.ir as ir
+
+from tir import dtype as dt
+from tir import op as tir_op
+from tir.arith import Analyzer
+from tir.expr import IntImm, Ramp
+
+from .expr import zero
+from .types import I1, I32, I64, PTR, element_bytes, int_constant, memory_type
+
+#: Allocations of at most this many bytes, with a constant size, live on the
+#: stack (an ``alloca`` in the entry block); bigger or symbolic ones on the heap.
+STACK_LIMIT_BYTES = 4096
+#: Alignment of memory we allocate ourselves (stack and heap).
+ALLOC_ALIGN = 64
+
+
+class Access:
+    """A linearized buffer access: a scalar offset plus a vector part."""
+
+    __slots__ = ("base", "stride", "lanes", "vector")
+
+    def __init__(self, base, stride=None, lanes=1, vector=None):
+        self.base = base        # scalar offset (elements), a TIR expression
+        self.stride = stride    # element stride of a ramp access, or None
+        self.lanes = lanes      # number of lanes of the index
+        self.vector = vector    # full vector of offsets (non-ramp vector index)
+
+    @property
+    def contiguous(self) -> bool:
+        return self.lanes == 1 or isinstance(self.stride, IntImm) and self.stride.value == 1
+
+
+def linearize(buffer, indices) -> Access:
+    """The element offset of ``buffer[indices]`` from the buffer's data pointer."""
+    strides = list(buffer.strides) or _row_major(buffer.shape)
+    offset = buffer.elem_offset
+    for index, stride in zip(indices[:-1], strides[:-1]):
+        offset = tir_op.add(offset, tir_op.mul(index, stride))
+    last, stride = indices[-1], strides[-1]
+    if isinstance(last, Ramp):
+        base = tir_op.add(offset, tir_op.mul(last.base, stride))
+        return Access(base, tir_op.mul(last.stride, stride), last.lanes)
+    if dt.lanes_of(last.dtype) == 1:
+        return Access(tir_op.add(offset, tir_op.mul(last, stride)))
+    lanes = dt.lanes_of(last.dtype)
+    vector = tir_op.add(tir_op.mul(last, stride), offset)
+    return Access(offset, None, lanes, vector)
+
+
+def _row_major(shape) -> list:
+    strides, running = [], None
+    for dim in reversed(shape):
+        strides.append(running if running is not None else IntImm(dim.dtype, 1))
+        running = dim if running is None else tir_op.mul(running, dim)
+    return strides[::-1]
+
+
+def _pow2_factor(value: int) -> int:
+    return value & -value if value else 1 << 30
+
+
+class MemoryCodegen:
+    """Mixin of ``CodeGenLLVM``: ``BufferLoad``, ``BufferStore``, ``Allocate``."""
+
+    builder: ir.IRBuilder
+    analyzer: Analyzer
+
+    # ------------------------------------------------------------ addresses
+
+    def alignment(self, buffer, access: Access) -> int:
+        """Bytes of alignment of the access: modular set of the offset, capped by the base."""
+        size = element_bytes(buffer.dtype) * dt.lanes_of(buffer.dtype)
+        mod = self.analyzer.modular_set(access.base)
+        offset_align = _pow2_factor(math.gcd(mod.coeff, mod.base) * size)
+        base_align = self.base_alignment(buffer.data)
+        return max(size, min(offset_align, base_align, size * access.lanes))
+
+    def index64(self, expr):
+        """An index expression evaluated in its own dtype, sign-extended to i64 for a GEP."""
+        value = self.visit_expr(expr)
+        ty = value.type
+        width = ty.element.width if isinstance(ty, ir.VectorType) else ty.width
+        if width == 64:
+            return value
+        wide = ir.VectorType(I64, ty.count) if isinstance(ty, ir.VectorType) else I64
+        return self.builder.sext(value, wide)
+
+    def _pointer(self, buffer, offset_expr):
+        ptr = self.lookup(buffer.data)
+        elem = memory_type(buffer.dtype)
+        if isinstance(offset_expr, IntImm) and offset_expr.value == 0:
+            return ptr
+        return self.builder.gep(ptr, [self.index64(offset_expr)], inbounds=True,
+                                source_etype=elem)
+
+    def _pointers(self, buffer, access: Access):
+        """A vector of lane addresses for a gather/scatter."""
+        offsets = access.vector
+        if offsets is None:
+            offsets = Ramp(access.base, access.stride, access.lanes)
+        gep = self.builder.gep(self.lookup(buffer.data), [self.index64(offsets)],
+                               source_etype=memory_type(buffer.dtype))
+        gep.type = ir.VectorType(PTR, access.lanes)  # llvmlite types a vector GEP as `ptr`
+        return gep
+
+    def element_address(self, buffer, indices):
+        """The address of ``buffer[indices]`` (a scalar access)."""
+        return self._pointer(buffer, linearize(buffer, indices).base)
+
+    # ------------------------------------------------------------ loads
+
+    def visit_buffer_load(self, op):
+        access = linearize(op.buffer, op.indices)
+        mem_ty = memory_type(op.dtype)
+        if access.contiguous:
+            ptr = self._pointer(op.buffer, access.base)
+            align = self.alignment(op.buffer, access)
+            if op.predicate is None:
+                value = self.builder.load(ptr, typ=mem_ty, align=align)
+            else:
+                value = self._masked_load(ptr, mem_ty, align, op.predicate)
+        else:
+            value = self._gather(op.buffer, access, mem_ty, op.predicate)
+        return self.from_memory(value, op.dtype)
+
+    def _mask(self, predicate, lanes: int):
+        if predicate is None:
+            return ir.Constant(ir.VectorType(I1, lanes), [1] * lanes)
+        return self.visit_expr(predicate)
+
+    # %v = call <n x T> @llvm.masked.load(ptr %p, i32 align, <n x i1> %mask, <n x T> zeroinitializer)
+    def _masked_load(self, ptr, ty, align: int, predicate):
+        if not isinstance(ty, ir.VectorType):
+            return self._guarded_scalar_load(ptr, ty, align, predicate)
+        mask_ty = ir.VectorType(I1, ty.count)
+        fn = self.declare_intrinsic("llvm.masked.load", ty, [PTR, I32, mask_ty, ty],
+                                    overloads=[ty, PTR])
+        mask = self.visit_expr(predicate)
+        return self.builder.call(fn, [ptr, ir.Constant(I32, align), mask, zero(ty)])
+
+    def _guarded_scalar_load(self, ptr, ty, align: int, predicate):
+        cond = self.visit_expr(predicate)
+        start = self.builder.block
+        with self.builder.if_then(cond):
+            loaded, block = self.builder.load(ptr, typ=ty, align=align), self.builder.block
+        phi = self.builder.phi(ty)
+        phi.add_incoming(loaded, block)
+        phi.add_incoming(zero(ty), start)
+        return phi
+
+    def _gather(self, buffer, access: Access, ty, predicate):
+        ptrs = self._pointers(buffer, access)
+        mask = self._mask(predicate, access.lanes)
+        ptrs_ty = ptrs.type
+        fn = self.declare_intrinsic("llvm.masked.gather", ty, [ptrs_ty, I32, mask.type, ty],
+                                    overloads=[ty, ptrs_ty])
+        align = ir.Constant(I32, element_bytes(buffer.dtype))
+        return self.builder.call(fn, [ptrs, align, mask, zero(ty)])
+
+    def from_memory(self, value, dtype: str):
+        """A loaded value in register form (bytes to ``i1`` for bool)."""
+        if dt.DataType(dtype).is_bool:
+            return self.builder.icmp_unsigned("!=", value, zero(value.type))
+        return value
+
+    def to_memory(self, value, dtype: str):
+        """A value in memory form (``i1`` to bytes for bool)."""
+        if dt.DataType(dtype).is_bool:
+            return self.builder.zext(value, memory_type(dtype))
+        return value
+
+    # ------------------------------------------------------------ stores
+
+    def visit_buffer_store(self, op):
+        access = linearize(op.buffer, op.indices)
+        value = self.to_memory(self.visit_expr(op.value), op.value.dtype)
+        if access.contiguous:
+            ptr = self._pointer(op.buffer, access.base)
+            align = self.alignment(op.buffer, access)
+            if op.predicate is None:
+                self.builder.store(value, ptr, align=align)
+            else:
+                self._masked_store(value, ptr, align, op.predicate)
+        else:
+            self._scatter(op.buffer, access, value, op.predicate)
+
+    def _masked_store(self, value, ptr, align: int, predicate):
+        ty = value.type
+        if not isinstance(ty, ir.VectorType):
+            with self.builder.if_then(self.visit_expr(predicate)):
+                self.builder.store(value, ptr, align=align)
+            return
+        mask_ty = ir.VectorType(I1, ty.count)
+        fn = self.declare_intrinsic("llvm.masked.store", ir.VoidType(), [ty, PTR, I32, mask_ty],
+                                    overloads=[ty, PTR])
+        self.builder.call(fn, [value, ptr, ir.Constant(I32, align), self.visit_expr(predicate)])
+
+    def _scatter(self, buffer, access: Access, value, predicate):
+        ptrs = self._pointers(buffer, access)
+        mask = self._mask(predicate, access.lanes)
+        fn = self.declare_intrinsic("llvm.masked.scatter", ir.VoidType(),
+                                    [value.type, ptrs.type, I32, mask.type],
+                                    overloads=[value.type, ptrs.type])
+        align = ir.Constant(I32, element_bytes(buffer.dtype))
+        self.builder.call(fn, [value, ptrs, align, mask])
+
+    # ------------------------------------------------------------ allocations
+
+    def visit_allocate(self, op):
+        elem = memory_type(op.dtype)
+        size = element_bytes(op.dtype) * dt.lanes_of(op.dtype)
+        if all(isinstance(e, IntImm) for e in op.extents):
+            count = math.prod(e.value for e in op.extents)
+            if count * size <= STACK_LIMIT_BYTES:
+                ptr = self.entry_alloca(elem, max(count, 1))
+                with self.bound(op.buffer_var, ptr, align=ALLOC_ALIGN):
+                    self.visit_stmt(op.body)
+                return
+        count = tir_op.cast("int64", op.extents[0])
+        for e in op.extents[1:]:  # in int64: a large allocation must not overflow int32
+            count = tir_op.mul(count, tir_op.cast("int64", e))
+        self._heap_allocate(op, count, size)
+
+    # %p = call ptr @aligned_alloc(i64 64, i64 round_up(bytes, 64)) ; null -> return -1
+    # ... body ... ; call void @free(ptr %p)
+    def _heap_allocate(self, op, count, size: int):
+        nbytes = self.builder.mul(self.index64(tir_op.cast("int64", count)), int_constant(I64, size))
+        rounded = self.builder.and_(self.builder.add(nbytes, int_constant(I64, ALLOC_ALIGN - 1)),
+                                    int_constant(I64, -ALLOC_ALIGN))
+        alloc = self.declare_c("aligned_alloc", PTR, [I64, I64])
+        ptr = self.builder.call(alloc, [int_constant(I64, ALLOC_ALIGN), rounded])
+        failed = self.builder.icmp_unsigned("==", ptr, ir.Constant(PTR, None))
+        with self.builder.if_then(failed, likely=False):
+            self.builder.ret(int_constant(I32, self.OUT_OF_MEMORY))
+        with self.bound(op.buffer_var, ptr, align=ALLOC_ALIGN):
+            self.visit_stmt(op.body)
+        self.builder.call(self.declare_c("free", ir.VoidType(), [PTR]), [ptr])
+

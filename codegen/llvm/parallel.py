@@ -1,0 +1,136 @@
+"""Parallel loops: ``ForKind.PARALLEL`` outlined into a task function.
+
+The loop body becomes ``i32 @<symbol>_parallel<k>(i32 task, i32 num_tasks,
+ptr closure)``, which runs the ``task``-th contiguous chunk of the
+iterations; the values the body uses from outside travel in a closure
+struct on the caller's stack. The caller then runs::
+
+    %launch = load ptr, ptr @tirlite_parallel_launch
+    if %launch == null:  %rc = call @task(0, 1, %closure)      ; no runtime: serial
+    else:                %rc = call %launch(@task, %closure, i64 extent)
+    if %rc != 0: ret %rc
+
+``@tirlite_parallel_launch`` is a global the runtime (codegen/parallel.py)
+fills with its thread-pool launcher after loading the code. A parallel loop
+inside another is run serially by its task.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tir.buffer import Buffer
+from tir.expr import Var
+from tir.functor import post_order_visit
+
+from .types import I32, I64, PTR, int_constant
+
+#: The global holding the runtime's launcher (``int launch(task_fn, closure, int64 extent)``).
+LAUNCHER_SYMBOL = "tirlite_parallel_launch"
+TASK_TYPE = ir.FunctionType(I32, [I32, I32, PTR])
+LAUNCHER_TYPE = ir.FunctionType(I32, [PTR, PTR, I64])
+
+
+class ParallelCodegen:
+    """Mixin of ``CodeGenLLVM``: outlining and launching parallel loops."""
+
+    builder: ir.IRBuilder
+    module: ir.Module
+
+    def parallel_for(self, op) -> None:
+        captured = self._captured(op)
+        values = [self.lookup(v) for v in captured]
+        struct_ty = ir.LiteralStructType([v.type for v in values])
+        closure = self.entry_alloca(struct_ty, 1, align=8)
+        for k, value in enumerate(values):
+            self.builder.store(value, self._field(closure, struct_ty, k))
+        task = self._outline(op, captured, struct_ty)
+        extent = self.builder.sext(self.visit_expr(op.extent), I64) if op.extent.dtype != "int64" \
+            else self.visit_expr(op.extent)
+        code = self._launch(task, closure, extent)
+        failed = self.builder.icmp_signed("!=", code, int_constant(I32, 0))
+        with self.builder.if_then(failed, likely=False):
+            self.builder.ret(code)
+
+    def _launch(self, task, closure, extent):
+        launch = self.builder.load(self._launcher_global(), typ=PTR)
+        launch.function_type = LAUNCHER_TYPE  # llvmlite calls through a value's function_type
+        is_null = self.builder.icmp_unsigned("==", launch, ir.Constant(PTR, None))
+        with self.builder.if_else(is_null) as (serial, threaded):
+            with serial:
+                one = int_constant(I32, 1)
+                serial_code = self.builder.call(task, [int_constant(I32, 0), one, closure])
+                serial_block = self.builder.block
+            with threaded:
+                threaded_code = self.builder.call(launch, [task, closure, extent])
+                threaded_block = self.builder.block
+        code = self.builder.phi(I32)
+        code.add_incoming(serial_code, serial_block)
+        code.add_incoming(threaded_code, threaded_block)
+        return code
+
+    def _launcher_global(self) -> ir.GlobalVariable:
+        glob = self.module.globals.get(LAUNCHER_SYMBOL)
+        if glob is None:
+            glob = ir.GlobalVariable(self.module, PTR, LAUNCHER_SYMBOL)
+            glob.initializer = ir.Constant(PTR, None)
+        return glob
+
+    def _field(self, closure, struct_ty, k: int):
+        zero = int_constant(I32, 0)
+        return self.builder.gep(closure, [zero, int_constant(I32, k)], inbounds=True,
+                                source_etype=struct_ty)
+
+    def _captured(self, op) -> list:
+        """The outer variables ``op`` uses (including its buffers' data and shape vars)."""
+        found: dict[int, Var] = {}
+
+        def note(node) -> None:
+            if isinstance(node, Var) and id(node) in self.vars:
+                found.setdefault(id(node), node)
+            buffer = getattr(node, "buffer", None)
+            if isinstance(buffer, Buffer):
+                for e in (buffer.data, *buffer.shape, *buffer.strides, buffer.elem_offset):
+                    post_order_visit(e, note)
+
+        post_order_visit(op, note)
+        return list(found.values())
+
+    # ------------------------------------------------------------ the task function
+
+    def _outline(self, op, captured: list, struct_ty) -> ir.Function:
+        count = sum(1 for g in self.module.globals if g.startswith(self.symbol + "_parallel"))
+        task = ir.Function(self.module, TASK_TYPE, f"{self.symbol}_parallel{count}")
+        task.linkage = "internal"
+        task.attributes.add("nounwind")
+        saved = (self.entry, self.builder, self.vars, self.aligns, self.in_parallel)
+        self.vars, self.aligns = {}, {}
+        self.in_parallel = True
+        self.begin_function(task)
+        task_id, num_tasks, closure = task.args
+        for k, var in enumerate(captured):
+            value = self.builder.load(self._field(closure, struct_ty, k), typ=struct_ty.elements[k])
+            self.vars[id(var)] = value
+            if id(var) in saved[3]:
+                self.aligns[id(var)] = saved[3][id(var)]
+        self._run_chunk(op, task_id, num_tasks)
+        self.builder.ret(int_constant(I32, 0))
+        self.end_function()
+        self.entry, self.builder, self.vars, self.aligns, self.in_parallel = saved
+        return task
+
+    # chunk = ceil(extent / num_tasks); iterations [min + task*chunk, min(min + extent, that + chunk))
+    def _run_chunk(self, op, task_id, num_tasks) -> None:
+        b = self.builder
+        begin, extent = self.visit_expr(op.min), self.visit_expr(op.extent)
+        ty = extent.type
+        tasks = b.sext(num_tasks, ty) if ty.width > 32 else b.trunc(num_tasks, ty) \
+            if ty.width < 32 else num_tasks
+        task = b.sext(task_id, ty) if ty.width > 32 else b.trunc(task_id, ty) \
+            if ty.width < 32 else task_id
+        chunk = b.sdiv(b.sub(b.add(extent, tasks), int_constant(ty, 1)), tasks)
+        lo = b.add(begin, b.mul(task, chunk))
+        end = b.add(begin, extent)
+        hi_raw = b.add(lo, chunk)
+        hi = b.select(b.icmp_signed("<", hi_raw, end), hi_raw, end)
+        self.emit_loop(op.loop_var, lo, hi, lambda: self.visit_stmt(op.body))

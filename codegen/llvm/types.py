@@ -1,0 +1,96 @@
+"""Mapping TIR dtypes to LLVM types, and constants of those types.
+
+``bool`` is ``i1`` in registers but one byte (``i8``) in memory, as NumPy
+stores it; ``float16`` is LLVM ``half``. Scalable dtypes (``float32xvscalex4``)
+map to ``<vscale x 4 x float>``, a type llvmlite lacks, defined here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import llvmlite.ir as ir
+
+from tir import dtype as dt
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+VOID = ir.VoidType()
+
+
+class ScalableVectorType(ir.VectorType):
+    """``<vscale x count x element>``: a vector whose length is a multiple of vscale."""
+
+    def _to_string(self) -> str:
+        return f"<vscale x {self.count} x {self.element}>"
+
+
+_SCALARS = {
+    "bool": I1, "int8": I8, "int16": ir.IntType(16), "int32": I32, "int64": I64,
+    "uint8": I8, "uint16": ir.IntType(16), "uint32": I32, "uint64": I64,
+    "float16": ir.HalfType(), "float32": ir.FloatType(), "float64": ir.DoubleType(),
+    "handle": PTR,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def ir_type(dtype: str) -> ir.Type:
+    """The LLVM register type of ``dtype``."""
+    t = dt.DataType(dtype)
+    return _with_lanes(_SCALARS[str(t.element_of)], t)
+
+
+@functools.lru_cache(maxsize=None)
+def memory_type(dtype: str) -> ir.Type:
+    """The LLVM type ``dtype`` has in memory (bool as ``i8``)."""
+    t = dt.DataType(dtype)
+    element = I8 if t.is_bool else _SCALARS[str(t.element_of)]
+    return _with_lanes(element, t)
+
+
+def _with_lanes(element: ir.Type, t: dt.DataType) -> ir.Type:
+    if t.is_scalable:
+        return ScalableVectorType(element, t.lanes)
+    return ir.VectorType(element, t.lanes) if t.lanes > 1 else element
+
+
+@functools.lru_cache(maxsize=None)
+def element_bytes(dtype: str) -> int:
+    """Bytes of one lane of ``dtype`` in memory."""
+    t = dt.DataType(dtype)
+    return 1 if t.is_bool else t.bits // 8
+
+
+def int_constant(ty: ir.IntType, value: int) -> ir.Constant:
+    """An integer constant, written in the signed range LLVM's parser accepts."""
+    bits = ty.width
+    value &= (1 << bits) - 1
+    if bits > 1 and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return ir.Constant(ty, value)
+
+
+def mangle(ty: ir.Type) -> str:
+    """The overload suffix LLVM uses in intrinsic names: f32, v8f32, nxv4f32, i64, p0."""
+    if isinstance(ty, ScalableVectorType):
+        return f"nxv{ty.count}{mangle(ty.element)}"
+    if isinstance(ty, ir.VectorType):
+        return f"v{ty.count}{mangle(ty.element)}"
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    if isinstance(ty, ir.PointerType):
+        return "p0"
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(ty)]
+
+
+def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    """The function ``name`` of ``module``, declared on first use."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, args), name)
+    return fn
+
+
+def lanes_of(ty: ir.Type) -> int:
+    """Lanes of an LLVM value type (1 for a scalar)."""
+    return ty.count if isinstance(ty, ir.VectorType) else 1

@@ -1,0 +1,244 @@
+"""The compiled ``Module``: owns the JIT (or loaded library), entry points and sources.
+
+``build`` returns a ``Module``; ``mod["main"]`` is a ``PackedFunction`` that
+checks its arguments (codegen/args.py) and then calls native code through
+ctypes, which releases the GIL. ``export_library`` writes a shared library
+(object file from LLVM, linked by the system C compiler) that
+``load_module`` loads back with the same interface.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+from typing import Any, Callable
+
+import numpy as np
+
+from tir.function import PrimFunc
+
+from . import metadata as meta
+from . import parallel
+from .args import ArgBinder
+from .target import Target
+
+#: Return codes of generated functions besides 0 and assertion numbers.
+OUT_OF_MEMORY, RUNTIME_ERROR = -1, -2
+
+_CTYPES = {
+    "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
+    "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "float32": ctypes.c_float,
+    "float64": ctypes.c_double, "bool": ctypes.c_uint8, "float16": ctypes.c_uint16,
+    "handle": ctypes.c_void_p,
+}
+
+
+def _native_value(dtype: str, value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.ctypes.data
+    if dtype == "float16":
+        return int(np.float16(value).view(np.uint16))
+    if dtype == "bool":
+        return int(bool(value))
+    return value
+
+
+class PackedFunction:
+    """One compiled function: call it with NumPy arrays and Python numbers."""
+
+    def __init__(self, module: "Module", name: str, func: PrimFunc, address: int):
+        self.module = module  # keeps the native code alive as long as this object
+        self.name = name
+        self._binder = ArgBinder(func, name)
+        self._dtypes = ["handle" if p in func.buffer_map else p.dtype for p in func.params]
+        self._dtypes += [v.dtype for v in self._binder.hidden_vars]
+        argtypes = [_CTYPES[d] for d in self._dtypes]
+        self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
+
+    def __call__(self, *args: Any) -> None:
+        bound = self._binder.bind(args)
+        values = list(bound.values) + list(bound.hidden_values)
+        for param, value in zip(self._binder.func.params, bound.values):
+            if isinstance(value, np.ndarray) and not value.flags.aligned:
+                raise ValueError(
+                    f"{self.name}: argument '{param.name}' is not aligned to its element size; "
+                    f"pass np.ascontiguousarray({param.name})"
+                )
+        native = [_native_value(d, v) for d, v in zip(self._dtypes, values)]
+        code = self._cfunc(*native)
+        if code:
+            raise self.module.error(self.name, code)
+
+    def __repr__(self) -> str:
+        return f"<PackedFunction {self.name} of {self.module!r}>"
+
+
+class Module:
+    """Compiled functions for one target, with their sources.
+
+    Args:
+        target: what the code was compiled for.
+        funcs: function name -> PrimFunc (its params define the interface).
+        symbols: function name -> native symbol.
+        messages: assertion messages, by return code - 1.
+        resolve: native symbol -> address, or None when the code cannot run here.
+        llvm_ir: the optimized LLVM IR text, when known.
+        keepalive: objects owning the native code (JIT engine, library).
+    """
+
+    def __init__(self, target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
+                 messages: list[str], resolve: Callable[[str], int] | None,
+                 llvm_ir: str | None = None, keepalive: Any = None):
+        self.target = target
+        self._funcs, self._symbols = dict(funcs), dict(symbols)
+        self._messages = list(messages)
+        self._resolve = resolve
+        self._llvm_ir = llvm_ir
+        self._keepalive = keepalive
+        self._cache: dict[str, PackedFunction] = {}
+
+    @property
+    def function_names(self) -> list[str]:
+        """Names of the compiled functions."""
+        return list(self._funcs)
+
+    @property
+    def entry_name(self) -> str:
+        """``"main"``, or the only function."""
+        if "main" in self._funcs or len(self._funcs) != 1:
+            return "main"
+        return next(iter(self._funcs))
+
+    def __getitem__(self, name: str) -> PackedFunction:
+        if name not in self._funcs:
+            raise KeyError(f"module has no function {name!r}; it has {self.function_names}")
+        if self._resolve is None:
+            raise RuntimeError(
+                f"module compiled for {self.target} (triple {self.target.triple}) cannot run "
+                "on this machine; use get_source() or export_library() instead"
+            )
+        if name not in self._cache:
+            address = self._resolve(self._symbols[name])
+            self._cache[name] = PackedFunction(self, name, self._funcs[name], address)
+        return self._cache[name]
+
+    def __call__(self, *args: Any) -> None:
+        self[self.entry_name](*args)
+
+    def __repr__(self) -> str:
+        return f"<codegen.Module {self.function_names} for {self.target}>"
+
+    def error(self, name: str, code: int) -> Exception:
+        """The exception for a non-zero return ``code`` of function ``name``."""
+        if code == OUT_OF_MEMORY:
+            return MemoryError(f"{name}: a heap allocation failed")
+        if code == RUNTIME_ERROR:
+            return RuntimeError(f"{name}: the parallel runtime failed: {parallel.last_error}")
+        if 1 <= code <= len(self._messages):
+            return RuntimeError(f"{name}: assertion failed: {self._messages[code - 1]}")
+        return RuntimeError(f"{name}: native code returned the unknown error code {code}")
+
+    # ------------------------------------------------------------ sources and export
+
+    def get_source(self, fmt: str = "ll") -> str:
+        """The optimized LLVM IR (``"ll"``) or the target's assembly (``"asm"``)."""
+        if fmt not in ("ll", "asm"):
+            raise ValueError(f"get_source: unknown format {fmt!r}; expected 'll' or 'asm'")
+        if self._llvm_ir is None:
+            raise ValueError("get_source: this module was loaded from a library; no source kept")
+        if fmt == "ll":
+            return self._llvm_ir
+        from .llvm import machine
+
+        return machine.target_machine(self.target).emit_assembly(machine.parse(self._llvm_ir))
+
+    def export_library(self, path: str) -> None:
+        """Write a shared library (or, for a ``.o`` path, an object file) of this module."""
+        if self._llvm_ir is None:
+            raise ValueError("export_library: this module was loaded from a library")
+        from .llvm import machine
+
+        obj = machine.target_machine(self.target).emit_object(machine.parse(self._llvm_ir))
+        path = os.fspath(path)
+        if path.endswith(".o"):
+            with open(path, "wb") as f:
+                f.write(obj)
+            return
+        if not self.target.is_host:
+            raise ValueError(
+                f"export_library: cannot link a shared library for {self.target.triple} here; "
+                "export an object file (a path ending in .o) instead"
+            )
+        _link_shared(obj, path)
+
+
+def _link_shared(obj: bytes, path: str) -> None:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("export_library: no C compiler found (set CC) to link a shared library")
+    with tempfile.TemporaryDirectory() as tmp:
+        obj_path = os.path.join(tmp, "module.o")
+        with open(obj_path, "wb") as f:
+            f.write(obj)
+        result = subprocess.run([cc, "-shared", "-o", path, obj_path, "-lm"],
+                                capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"export_library: {cc} failed:\n{result.stderr}")
+
+
+def load_module(path: str) -> Module:
+    """Load a library written by ``Module.export_library``; same calling interface."""
+    lib = ctypes.CDLL(os.path.abspath(os.fspath(path)))
+    try:
+        text = ctypes.c_char_p.in_dll(lib, meta.METADATA_SYMBOL).value
+    except ValueError:
+        raise ValueError(f"load_module: {path} is not a tirlite library (no metadata)") from None
+    data = meta.loads(text.decode("utf-8"))
+    funcs = {name: meta.signature_func(d) for name, d in data["functions"].items()}
+    symbols = {name: d["symbol"] for name, d in data["functions"].items()}
+    _install_launcher_in_library(lib)
+
+    def resolve(symbol: str) -> int:
+        return ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value
+
+    return Module(Target(data["target"]), funcs, symbols, data["messages"], resolve,
+                  keepalive=lib)
+
+
+def _install_launcher_in_library(lib: ctypes.CDLL) -> None:
+    from .llvm.parallel import LAUNCHER_SYMBOL
+
+    try:
+        slot = ctypes.c_void_p.in_dll(lib, LAUNCHER_SYMBOL)
+    except ValueError:
+        return  # no parallel loops in this library
+    slot.value = parallel.launcher_address()
+
+
+def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
+               messages: list[str], llvm_module: Any, llvm_ir: str) -> Module:
+    """A ``Module`` running ``llvm_module`` (optimized) in a new MCJIT engine."""
+    if not target.is_host:
+        return Module(target, funcs, symbols, messages, None, llvm_ir)
+    import llvmlite.binding as llvm
+
+    from .llvm import machine
+    from .llvm.parallel import LAUNCHER_SYMBOL
+
+    engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(target))
+    engine.finalize_object()
+    if _has_global(llvm_module, LAUNCHER_SYMBOL):
+        parallel.install(engine.get_global_value_address(LAUNCHER_SYMBOL))
+    return Module(target, funcs, symbols, messages, engine.get_function_address, llvm_ir,
+                  keepalive=engine)
+
+
+def _has_global(llvm_module: Any, name: str) -> bool:
+    return any(g.name == name for g in llvm_module.global_variables)
+
+
+__all__ = ["Module", "PackedFunction", "load_module", "jit_module"]

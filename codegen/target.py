@@ -1,0 +1,196 @@
+"""Compilation targets: parse TVM-style target strings such as ``"llvm -mcpu=skylake"``.
+
+A target names the CPU code is generated for. ``"llvm"`` (and
+``-mcpu=native``) mean the machine we run on, with all its features, so
+AVX2/FMA are used where the host has them. ``-mtriple=`` cross-compiles:
+such a module can be inspected (``get_source("asm")``) but not run here.
+
+>>> t = Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")
+>>> t.mattr, str(t)
+(('+sve',), 'llvm -mtriple=aarch64-linux-gnu -mattr=+sve')
+
+Host facts (CPU name, features) come from LLVM and are looked up lazily, so
+parsing a target does not load llvmlite.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+_KINDS = ("llvm",)
+#: Options we understand; anything else is a ValueError (a typo must not be ignored).
+_OPTIONS = ("mtriple", "mcpu", "mattr", "mtune", "opt-level", "num-cores")
+
+
+class Target:
+    """A parsed target string: ``kind`` plus ``-mtriple``, ``-mcpu``, ``-mattr`` options.
+
+    Args:
+        target: a string like ``"llvm -mcpu=native -mattr=+avx2,+fma"`` or a Target.
+
+    Raises:
+        ValueError: an unknown kind or option, or a malformed option.
+    """
+
+    __slots__ = ("kind", "options")
+
+    def __init__(self, target: "str | Target" = "llvm"):
+        if isinstance(target, Target):
+            target = str(target)
+        if not isinstance(target, str):
+            raise TypeError(f"Target: expected a target string, got {type(target).__name__}")
+        self.kind, self.options = _parse(target)
+
+    # ------------------------------------------------------------ the string
+
+    def __str__(self) -> str:
+        parts = [self.kind]
+        for key, value in self.options.items():
+            parts.append(f"-{key}={value}")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"Target({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = Target(other)
+        return isinstance(other, Target) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    # ------------------------------------------------------------ resolved facts
+
+    @property
+    def triple(self) -> str:
+        """The LLVM target triple (the host's unless ``-mtriple`` is given)."""
+        return self.options.get("mtriple") or _host()["triple"]
+
+    @property
+    def arch(self) -> str:
+        """The architecture part of the triple (``x86_64``, ``aarch64``)."""
+        return _arch(self.triple)
+
+    @property
+    def is_host(self) -> bool:
+        """Whether code for this target runs on this machine."""
+        return self.arch == _arch(_host()["triple"])
+
+    @property
+    def mcpu(self) -> str:
+        """The CPU name given to LLVM: the host CPU for ``native`` or when unset on the host."""
+        cpu = self.options.get("mcpu", "native")
+        if cpu != "native":
+            return cpu
+        return _host()["cpu"] if self.is_host else "generic"
+
+    @property
+    def mattr(self) -> tuple[str, ...]:
+        """The features given with ``-mattr``, such as ``("+avx2", "+fma")``."""
+        text = self.options.get("mattr", "")
+        return tuple(f for f in text.split(",") if f)
+
+    @property
+    def features(self) -> str:
+        """The LLVM feature string: the host's features (for a host CPU) plus ``mattr``."""
+        base = []
+        if self.is_host and self.options.get("mcpu", "native") == "native":
+            base = [f for f in _host()["features"].split(",") if f]
+        return ",".join(base + list(self.mattr))
+
+    @property
+    def vector_width_bits(self) -> int:
+        """The widest fixed-width vector register the target's features allow."""
+        enabled = _enabled_features(self.features)
+        if self.arch in ("x86_64", "i386", "i686"):
+            if "avx512f" in enabled:
+                return 512
+            if "avx" in enabled or "avx2" in enabled or self.mcpu in _AVX_CPUS:
+                return 256
+            return 128
+        return 128
+
+    @property
+    def has_sve(self) -> bool:
+        """Whether scalable (SVE) vectors are available."""
+        return "sve" in _enabled_features(self.features)
+
+    @property
+    def opt_level(self) -> int | None:
+        """The ``-opt-level`` option, if given."""
+        value = self.options.get("opt-level")
+        return None if value is None else int(value)
+
+
+# A few CPU names we can recognise without asking LLVM (for an explicit -mcpu).
+_AVX_CPUS = frozenset(
+    "sandybridge ivybridge haswell broadwell skylake alderlake znver1 znver2 znver3 znver4".split()
+)
+
+
+def _parse(text: str) -> tuple[str, dict[str, str]]:
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("Target: empty target string; use 'llvm'")
+    kind, options = tokens[0], {}
+    if kind not in _KINDS:
+        raise ValueError(f"Target: unknown target kind {kind!r} in {text!r}; expected one of {_KINDS}")
+    for token in tokens[1:]:
+        key, value = _parse_option(token, text)
+        options[key] = value
+    return kind, options
+
+
+def _parse_option(token: str, text: str) -> tuple[str, str]:
+    if not token.startswith("-") or "=" not in token:
+        raise ValueError(f"Target: malformed option {token!r} in {text!r}; write -key=value")
+    key, _, value = token.lstrip("-").partition("=")
+    if key not in _OPTIONS:
+        raise ValueError(
+            f"Target: unknown option -{key} in {text!r}; known: "
+            + ", ".join(f"-{k}" for k in _OPTIONS)
+        )
+    if not value:
+        raise ValueError(f"Target: option -{key} needs a value in {text!r}")
+    if key == "mattr":
+        for feature in value.split(","):
+            if feature[:1] not in "+-" or len(feature) < 2:
+                raise ValueError(
+                    f"Target: feature {feature!r} in {text!r} must start with + or -"
+                )
+    if key == "opt-level" and value not in "0123":
+        raise ValueError(f"Target: -opt-level must be 0..3, got {value!r}")
+    return key, value
+
+
+def _arch(triple: str) -> str:
+    arch = triple.split("-")[0]
+    return {"arm64": "aarch64", "amd64": "x86_64"}.get(arch, arch)
+
+
+def _enabled_features(features: str) -> set[str]:
+    enabled: set[str] = set()
+    for f in features.split(","):
+        if f.startswith("+"):
+            enabled.add(f[1:])
+        elif f.startswith("-"):
+            enabled.discard(f[1:])
+    return enabled
+
+
+@functools.lru_cache(maxsize=None)
+def _host() -> dict[str, Any]:
+    import llvmlite.binding as llvm
+
+    return {
+        "triple": llvm.get_process_triple(),
+        "cpu": llvm.get_host_cpu_name(),
+        "features": llvm.get_host_cpu_features().flatten(),
+    }
+
+
+def host_triple() -> str:
+    """The triple of the machine we run on."""
+    return _host()["triple"]

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+import attrs
+
 from .buffer import Buffer
 from .expr import (
     EQ, GE, GT, LE, LT, NE, Add, And, BufferLoad, Div, FloatImm, FloorDiv, FloorMod, IntImm,
@@ -32,7 +34,7 @@ from .expr import (
 from .function import IRModule, PrimFunc
 from .functor import StmtExprVisitor, deep_recursion
 from .intrin import INTRINSICS
-from .node import DATA, Node, child_fields
+from .node import DATA, STMT, STMTS, Node, child_fields
 from .printer_text import Names, const_text, quote, sanitize, type_text
 from .stmt import Allocate, AssertStmt, ForKind, LetStmt, Stmt
 
@@ -294,17 +296,32 @@ class _Printer(StmtExprVisitor):
     # ------------------------------------------------------------ expressions
 
     def generic_visit(self, node: Node) -> None:
-        """Nodes without a printer of their own: ``T.ClassName(field, ...)``."""
-        self.out.append(f"T.{type(node).__name__}(")
+        """Nodes without a printer of their own: ``T.ClassName(field=value, ...)``.
+
+        A statement prints its statement children as blocks under ``with T.ClassName(...):``.
+        """
         kinds = {name: kind for name, kind, _ in child_fields(type(node))}
-        for i, name in enumerate(f.name for f in node.__attrs_attrs__ if f.init):
-            self.out.append(f"{', ' if i else ''}{name}=")
-            value = getattr(node, name)
-            if kinds.get(name, DATA) == "stmt" and value is not None:
-                self.out.append("...")  # a statement does not fit on one line
+        fields, bodies = [], []
+        for name in (f.name for f in attrs.fields(type(node)) if f.init):
+            kind, value = kinds.get(name, DATA), getattr(node, name)
+            if kind == STMT:
+                bodies += [value] if value is not None else []
+            elif kind == STMTS:
+                bodies += value
             else:
-                self.data(value)
+                fields.append((name, value))
+        is_stmt = isinstance(node, Stmt)
+        if is_stmt:
+            self.start("with " if bodies else "")
+        self.out.append(f"T.{type(node).__name__}(")
+        for i, (name, value) in enumerate(fields):
+            self.out.append(f"{', ' if i else ''}{name}=")
+            self.data(value)
         self.out.append(")")
+        if is_stmt:
+            self.end(":" if bodies else "")
+            for body in bodies:
+                self.block(body)
 
     def visit_var(self, v: Var) -> None:
         self.out.append(self.var_name(v))

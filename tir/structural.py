@@ -54,6 +54,8 @@ def _plan(cls: type) -> tuple:
     plan = _PLANS.get(cls)
     if plan is None:
         role = next((r for base, r in _ROLES if issubclass(cls, base)), None)
+        if role is None and not attrs.has(cls):
+            role = "opaque"  # no fields to walk: equal only to itself
         fields = []
         for f in attrs.fields(cls) if attrs.has(cls) else ():
             if f.name in _IGNORED and role in ("var", "buffer"):
@@ -292,9 +294,13 @@ class _Equal:
             return False
         return True
 
+    def opaque(self, lhs: Any, rhs: Any) -> bool:
+        return lhs is rhs or self.fail(lhs, rhs, f"{type(lhs).__name__} nodes are compared "
+                                       "by identity and these differ")
+
 
 _EQUAL_ROLES = {"var": _Equal.var_use, "buffer": _Equal.buffer, "func": _Equal.prim_func,
-                "module": _Equal.module}
+                "module": _Equal.module, "opaque": _Equal.opaque}
 
 
 _STRUCTURED = (Node, Mapping, list, tuple)
@@ -414,9 +420,12 @@ class _Hasher:
         parts.append(self.data(mod.attrs))
         return hash(tuple(parts))
 
+    def opaque(self, node: Any) -> int:
+        return _PLANS[type(node)][0]
+
 
 _HASH_ROLES = {"var": _Hasher.var_use, "buffer": _Hasher.buffer, "func": _Hasher.prim_func,
-               "module": _Hasher.module}
+               "module": _Hasher.module, "opaque": _Hasher.opaque}
 
 
 # ---------------------------------------------------------------- public API

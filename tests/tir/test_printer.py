@@ -336,3 +336,30 @@ def test_unknown_node_falls_back_to_field_listing():
         dtype: str = attrs.field(default="int32")
 
     assert str(Reduce(x + 1)) == 'T.Reduce(source=x + 1, combiner="add", dtype="int32")'
+
+
+def test_unknown_statement_prints_its_body_as_a_block():
+    import attrs
+
+    from tir.node import buffer_field, node, stmt_field
+
+    @node
+    class DeclBuffer(tir.Stmt):
+        """A stand-in for a statement the printer does not know."""
+
+        buffer: tir.Buffer = buffer_field()
+        body: tir.Stmt = stmt_field()
+        note: str = attrs.field(default="")
+
+    @node
+    class Barrier(tir.Stmt):
+        """A leaf statement the printer does not know."""
+
+        scope: str = attrs.field(default="shared")
+
+    stmt = tir.SeqStmt([DeclBuffer(A, tir.Evaluate(0)), Barrier()])
+    assert str(stmt) == golden("""
+        with T.DeclBuffer(buffer=A, note=""):
+            T.evaluate(0)
+        T.Barrier(scope="shared")
+    """)

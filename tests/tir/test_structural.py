@@ -306,3 +306,15 @@ def test_random_tweaked_programs_usually_differ():
             same_hash += structural_hash(a) == structural_hash(b)
     assert differ > 40  # the tweak lands on a constant in most programs
     assert same_hash == 0
+
+
+def test_ranges_compare_by_fields_and_unknown_plain_nodes_by_identity():
+    assert_equal_and_same_hash(tir.Range(0, 8), tir.Range(0, 8))
+    assert not structural_equal(tir.Range(0, 8), tir.Range(1, 8))
+
+    class Opaque(tir.Node):
+        """A node without attrs fields."""
+
+    one, two = Opaque(), Opaque()
+    assert structural_equal([one], [one]) and not structural_equal([one], [two])
+    assert structural_hash(one) == structural_hash(two)

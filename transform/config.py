@@ -84,10 +84,11 @@ def _type_ok(value: Any, expected: type) -> bool:
     return isinstance(value, expected)
 
 
-def _unknown(name: str, choices: list[str], what: str) -> ValueError:
+def _unknown(name: str, choices: list[str], what: str, fix: str = "") -> ValueError:
     close = difflib.get_close_matches(name, choices, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    return ValueError(f"unknown {what} {name!r}.{hint} Known: {', '.join(sorted(choices))}")
+    known = ", ".join(sorted(choices))
+    return ValueError(f"unknown {what} {name!r}.{hint} Known: {known}.{fix}")
 
 
 def _check_value(entry: ConfigKey, value: Any) -> Any:
@@ -114,6 +115,14 @@ def _check_subkeys(entry: ConfigKey, value: Mapping) -> types.MappingProxyType:
     return types.MappingProxyType(out)
 
 
+def _registered(key: str) -> ConfigKey:
+    entry = _REGISTRY.get(key)
+    if entry is None:
+        fix = " A pass that adds an option declares it with transform.register_config."
+        raise _unknown(str(key), list(_REGISTRY), "config key", fix)
+    return entry
+
+
 def validate_config(config: Mapping | None) -> dict[str, Any]:
     """``config`` checked against the table: ValueError for unknown keys, TypeError for types."""
     if config is None:
@@ -132,7 +141,9 @@ class Config(Mapping):
     """The read-only, validated config of a ``PassContext``.
 
     ``config[key]`` and ``config.get(key)`` give the value the user set, else
-    the registered default; ``key in config`` is true only for keys the user set.
+    the registered default; ``key in config`` is true only for keys the user
+    set. Reading a key that is not registered raises ``ValueError`` (a typo in
+    a pass must not read as "option off").
     """
 
     def __init__(self, values: Mapping | None = None):
@@ -141,18 +152,14 @@ class Config(Mapping):
     def __getitem__(self, key: str) -> Any:
         if key in self._values:
             return self._values[key]
-        if key in _REGISTRY:
-            return _REGISTRY[key].default
-        raise KeyError(key)
+        return _registered(key).default
 
     def get(self, key: str, default: Any = _MISSING) -> Any:
         """The value set for ``key``, else ``default`` if given, else the registered default."""
+        entry = _registered(key)
         if key in self._values:
             return self._values[key]
-        if default is not _MISSING:
-            return default
-        entry = _REGISTRY.get(key)
-        return None if entry is None else entry.default
+        return entry.default if default is _MISSING else default
 
     def __contains__(self, key: object) -> bool:
         return key in self._values

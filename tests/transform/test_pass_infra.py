@@ -53,6 +53,14 @@ def test_config_lookup_values_and_defaults():
         assert set(ctx.config) == {"tir.disable_vectorize", "codegen.llvm.opt_level"}
 
 
+def test_reading_an_unregistered_key_raises():
+    config = PassContext().config
+    with pytest.raises(ValueError, match="Did you mean 'tir.noalias'.*register_config"):
+        config.get("tir.noalia", False)
+    with pytest.raises(ValueError, match="unknown config key"):
+        config["tir.nothing_like_this"]
+
+
 def test_config_is_read_only():
     ctx = PassContext(config={"tir.disable_vectorize": True})
     with pytest.raises(TypeError):

@@ -150,3 +150,13 @@ def test_unrolled_copies_are_spliced_into_the_enclosing_seq():
 def test_bad_config_subkey():
     with pytest.raises(ValueError, match="auto_max_step"):
         transform.PassContext(config={"tir.UnrollLoop": {"auto_max_steps": 4}})
+
+
+def test_let_expressions_get_fresh_vars_in_copies():
+    i, x = tir.Var("i", "int32"), tir.Var("x", "int32")
+    value = tir.Cast("float32", tir.Let(x, i * 2, x + 1))
+    out = _run(For(i, 0, 3, ForKind.UNROLLED, tir.BufferStore(A, value, [i])))
+    lets = [s.value.value for s in out.seq]
+    assert lets[0].var is x and len({id(let.var) for let in lets}) == 3
+    assert all(let.body.a is let.var for let in lets)
+    assert verify_well_formed(_func(out))

@@ -43,7 +43,12 @@ class LoopVectorizer(StmtMutator):
             return result
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer)
         result = vectorizer.vectorize(body)
-        self.remarks.insert(slot, self._remark(loop, lanes, *_outcome(vectorizer)))
+        outcome, reason = _outcome(vectorizer)
+        inner = [r.loop_var for r in self.remarks[slot:] if r.outcome != SCALARIZED]
+        if inner and outcome != SCALARIZED:
+            merged = f"merged with the vectorized loop(s) {', '.join(inner)} inside it"
+            reason = f"{merged}; {reason}" if reason else merged
+        self.remarks.insert(slot, self._remark(loop, lanes, outcome, reason))
         return result
 
     def visit_attr_stmt(self, node: AttrStmt) -> Stmt:

@@ -17,7 +17,7 @@ scalar var is gone), so the request climbs to the statement binding it.
 from __future__ import annotations
 
 from tir import op
-from tir.expr import PrimExpr, Var
+from tir.expr import Broadcast, BufferLoad, PrimExpr, Var
 from tir.functor import StmtExprMutator, post_order_visit, substitute
 from tir.node import replace
 from tir.range import Range
@@ -26,7 +26,7 @@ from tir.stmt import (
     While,
 )
 
-from .lanes import lanes
+from .lanes import lane_of, lanes
 from .remarks import VectorizeError
 from .vectorizer import ExprVectorizer, NeedScalarize, _restore
 
@@ -87,7 +87,7 @@ class Vectorizer(ExprVectorizer):
         if unchanged and value is node.value and pred is node.predicate:
             self._check_runs_once(node)
             return node
-        self.check_indices(node.buffer, indices, node.indices)
+        self.check_access(node.buffer, indices, node.indices)
         if not self.widened(indices[-1], node.indices[-1]):
             if self.widened(value, node.value) or (
                     pred is not None and self.widened(pred, node.predicate)):
@@ -97,21 +97,25 @@ class Vectorizer(ExprVectorizer):
                 )
             return BufferStore(node.buffer, value, indices, pred)
         n = lanes(node.value)
+        last = indices[-1]
+        if isinstance(last, Broadcast) and n == 1 and pred is None:
+            return self._store_to_one_element(node, indices, value)
         if pred is not None:
             pred = self.wide(pred, n)
         return BufferStore(node.buffer, self.wide(value, n), indices, pred)
 
+    def _store_to_one_element(self, node: BufferStore, indices: list, value: PrimExpr) -> Stmt:
+        """Every iteration stores to the same element: the last iteration's value stays."""
+        if _reads(node.value, node.buffer):
+            raise NeedScalarize(f"every iteration stores to the same element of "
+                                f"{node.buffer.name} and reads {node.buffer.name}")
+        last_lane = lane_of(self.wide(value, 1), self.lanes - 1)
+        return BufferStore(node.buffer, last_lane, indices[:-1] + [indices[-1].value])
+
     def _check_runs_once(self, node: BufferStore) -> None:
         """A store that does not depend on the var runs once instead of L times: safe only
         if running it again would not change the result, i.e. it does not read its buffer."""
-        reads = []
-
-        def check(e):
-            if getattr(e, "buffer", None) is not None and e.buffer.data is node.buffer.data:
-                reads.append(e)
-
-        post_order_visit(node.value, check)
-        if reads:
+        if _reads(node.value, node.buffer):
             raise NeedScalarize(
                 f"the store to {node.buffer.name} does not depend on {self.var.name} and reads "
                 f"{node.buffer.name}, so it must run once per iteration"
@@ -196,6 +200,18 @@ class Vectorizer(ExprVectorizer):
         if cond is node.condition and body is node.body:
             return node
         return replace(node, condition=cond, body=body)
+
+
+def _reads(value: PrimExpr, buffer) -> bool:
+    """Whether ``value`` loads from the memory of ``buffer``."""
+    found = []
+
+    def check(e):
+        if isinstance(e, BufferLoad) and e.buffer.data is buffer.data:
+            found.append(e)
+
+    post_order_visit(value, check)
+    return bool(found)
 
 
 class PerLaneAccess(StmtExprMutator):

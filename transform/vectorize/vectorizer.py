@@ -26,10 +26,11 @@ from tir.expr import (
     FloatImm, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or, PrimExpr, Ramp,
     Select, Shuffle, StringImm, Sub, Var,
 )
-from tir.functor import StmtExprMutator
+from tir.functor import StmtExprMutator, post_order_visit
 from tir.intrin import is_elementwise, is_pure
 
 from .lanes import concat, lane_of, lanes, repeat_each, replicate
+from .remarks import VectorizeError
 
 
 class NeedScalarize(Exception):
@@ -52,6 +53,7 @@ class ExprVectorizer(StmtExprMutator):
         self.analyzer = analyzer or Analyzer()
         #: id(var) -> the vector var that replaces a let-bound var whose value was widened.
         self.let_map: dict[int, Var] = {}
+        self._buffers_checked: set[int] = set()
 
     # ------------------------------------------------------------ widening helpers
 
@@ -317,7 +319,7 @@ class ExprVectorizer(StmtExprMutator):
             return node
         if not (self.widened(t, node.args[1]) or self.widened(f, node.args[2])):
             return Call(node.dtype, node.op, [cond, t, f])
-        n = lanes(node.dtype)
+        n = lanes(node)
         dtype = dt.with_lanes(node.dtype, n * self.lanes)
         return Call(dtype, node.op, [cond, self.wide(t, n), self.wide(f, n)])
 
@@ -336,25 +338,42 @@ class ExprVectorizer(StmtExprMutator):
         pred = None if node.predicate is None else self.visit_expr(node.predicate)
         if pred is node.predicate and all(new is old for new, old in zip(indices, node.indices)):
             return node
-        self.check_indices(node.buffer, indices, node.indices)
-        if not self.widened(indices[-1], node.indices[-1]):
+        self.check_access(node.buffer, indices, node.indices)
+        last = indices[-1]
+        if not self.widened(last, node.indices[-1]):
             if pred is not None and self.widened(pred, node.predicate):
                 raise NeedScalarize(
                     f"the predicate of a load from {node.buffer.name} depends on {self.var.name}"
                 )
             return BufferLoad(node.buffer, indices, pred)
+        if isinstance(last, Broadcast) and lanes(node) == 1 and pred is None:
+            # every lane reads the same element: one scalar load, broadcast
+            return Broadcast(BufferLoad(node.buffer, indices[:-1] + [last.value]), last.lanes)
         if pred is not None:
             pred = self.wide(pred, lanes(node))
         return BufferLoad(node.buffer, indices, pred)
 
-    def check_indices(self, buffer, new: list, old: tuple) -> None:
-        """Only the last index of an access may become a vector."""
+    def check_access(self, buffer, new: list, old: tuple) -> None:
+        """Only the last index of an access may become a vector; the buffer must not vary."""
+        if id(buffer) not in self._buffers_checked:
+            if _mentions(buffer, self.var):
+                raise VectorizeError(self.var.name, f"the shape, strides or offset of buffer "
+                                     f"{buffer.name} depend on the loop var")
+            self._buffers_checked.add(id(buffer))
         for n_, o_ in zip(new[:-1], old[:-1]):
             if self.widened(n_, o_):
                 raise NeedScalarize(
                     f"buffer {buffer.name} is indexed by {self.var.name} in a dimension "
                     "other than the last"
                 )
+
+
+def _mentions(buffer, var: Var) -> bool:
+    """Whether ``var`` occurs in the shape, strides or element offset of ``buffer``."""
+    found = []
+    for e in (*buffer.shape, *buffer.strides, buffer.elem_offset):
+        post_order_visit(e, lambda n: found.append(n) if n is var else None)
+    return bool(found)
 
 
 def _add_sub_ramps(a: PrimExpr, b: PrimExpr, fn: Callable) -> PrimExpr | None:

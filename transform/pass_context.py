@@ -85,9 +85,16 @@ class PassContext:
         }
 
     def __enter__(self) -> Self:
+        entered = []
+        try:
+            for inst in self.instruments:
+                inst.enter_pass_ctx()
+                entered.append(inst)
+        except BaseException:  # leave no half-entered context behind
+            for inst in reversed(entered):
+                inst.exit_pass_ctx()
+            raise
         _stack().append(self)
-        for inst in self.instruments:
-            inst.enter_pass_ctx()
         return self
 
     def __exit__(self, *exc: object) -> None:

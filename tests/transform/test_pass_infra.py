@@ -312,6 +312,20 @@ def test_instruments_fire_in_order():
     assert log == ["enter", "before a", "a", "after a", "exit"]
 
 
+def test_failing_enter_leaves_no_context_behind():
+    log = []
+
+    class Broken(transform.PassInstrument):
+        def enter_pass_ctx(self):
+            raise RuntimeError("cannot start")
+
+    outer = PassContext.current()
+    ctx = PassContext(instruments=[_Log(log), Broken()])
+    with pytest.raises(RuntimeError, match="cannot start"):
+        ctx.__enter__()
+    assert log == ["enter", "exit"] and PassContext.current() is outer
+
+
 def test_should_run_false_skips_pass():
     log = []
     seq = transform.Sequential([_recorder(log, "a"), _recorder(log, "b")])

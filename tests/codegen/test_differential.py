@@ -39,8 +39,9 @@ def _interpret_vectorized(func):
     return build_interpreter(mod)
 
 
-# The LLVM ways join once codegen.build lands (E1).
 WAYS = {
+    "vectorized": _build_llvm,
+    "scalar": _build_llvm_scalar,
     "interpreter": build_interpreter,
     "vectorized_tir": _interpret_vectorized,
 }

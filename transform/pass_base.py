@@ -75,15 +75,20 @@ class Pass:
         return f"{type(self).__name__}({self.info.name!r}, opt_level={self.info.opt_level})"
 
 
-class ModulePass(Pass):
-    """A pass from a function ``pass_func(mod, ctx) -> mod``."""
+class _FunctionPass(Pass):
+    """A pass made from a function, with its ``PassInfo``."""
 
     def __init__(self, pass_func: Callable, opt_level: int = 0, name: str | None = None,
                  required: Iterable[str] | None = None):
         self.pass_func = pass_func
         self.info = PassInfo(opt_level, name or _name_of(pass_func), tuple(required or ()))
 
+
+class ModulePass(_FunctionPass):
+    """A pass from a function ``pass_func(mod, ctx) -> mod``."""
+
     def transform(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        """``pass_func(mod, ctx)``, checked to be an IRModule."""
         out = self.pass_func(mod, ctx)
         if not isinstance(out, IRModule):
             raise TypeError(
@@ -92,19 +97,15 @@ class ModulePass(Pass):
         return out
 
 
-class PrimFuncPass(Pass):
+class PrimFuncPass(_FunctionPass):
     """A pass from ``pass_func(func, mod, ctx) -> func`` applied to every PrimFunc.
 
     The module comes back as the same object when no function changed;
     returning ``None`` removes the function from the module.
     """
 
-    def __init__(self, pass_func: Callable, opt_level: int = 0, name: str | None = None,
-                 required: Iterable[str] | None = None):
-        self.pass_func = pass_func
-        self.info = PassInfo(opt_level, name or _name_of(pass_func), tuple(required or ()))
-
     def transform(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        """``pass_func`` on each function; a new module only if one changed."""
         changed = False
         functions = {}
         for name, func in mod.functions.items():
@@ -141,6 +142,7 @@ class Sequential(Pass):
         return self.transform(mod, PassContext.current())
 
     def transform(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        """The passes in order, each gated by ``ctx`` and wrapped in its instruments."""
         for p in self.passes:
             if not ctx.pass_enabled(p.info):  # disabled, or opt_level above the context's
                 continue

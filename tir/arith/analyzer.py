@@ -25,6 +25,7 @@ from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
 from .constraints import add_constraint, conjuncts
 from .facts import Facts, intersect
+from .intern import StructureIds
 from .modular_set import ModularSet, ModularSetAnalyzer
 from .pattern import same_expr
 from .rewrite_simplify import RewriteSimplifier
@@ -38,6 +39,7 @@ class Analyzer:
 
     def __init__(self) -> None:
         self.facts = Facts()
+        self.structure_ids = StructureIds()
         self.bound_analyzer = ConstIntBoundAnalyzer(self.facts)
         self.modular_analyzer = ModularSetAnalyzer(self.facts, self.bound_analyzer)
         self.rewriter = RewriteSimplifier(self)
@@ -66,15 +68,18 @@ class Analyzer:
             return self.canonicalizer(e)
 
     def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
-        """``e`` simplified: rewrite, then canonical form, then rewrite again, to a fixpoint."""
+        """``e`` simplified: rewrite, then canonical form, then rewrite (``steps`` rounds at most).
+
+        A round stops early once the canonical form changes nothing.
+        """
         e = _expr(e, "simplify")
         with deep_recursion():
             out = self.rewriter(e)
             for _ in range(steps):
-                before = out
-                out = self.rewriter(self.canonicalizer(out))
-                if out is before or same_expr(out, before):
+                canonical = self.canonicalizer(out)
+                if canonical is out or same_expr(canonical, out):
                     break
+                out = self.rewriter(canonical)
             return out
 
     # ------------------------------------------------------------ proofs
@@ -87,7 +92,7 @@ class Analyzer:
         simple = self.simplify(cond)
         if _is_true(simple):
             return True
-        return any(self._known(part) for part in [simple]) or self._all_parts(simple)
+        return self._known(simple) or self._all_parts(simple)
 
     def _all_parts(self, cond: PrimExpr) -> bool:
         parts = list(conjuncts(cond))

@@ -126,6 +126,27 @@ def match(pat: Any, e: Any, env: dict) -> bool:
     return True
 
 
+def _accepts(pat: Any, cls: type) -> bool:
+    """Whether a node of class ``cls`` could match ``pat`` at the top."""
+    pcls = type(pat)
+    if pcls is PVar:
+        return True
+    if pcls is PConst:
+        return cls is IntImm or cls is FloatImm
+    return pcls is cls
+
+
+def child_types(e: Any) -> tuple:
+    """The classes of ``e``'s expression children, the key of ``rules_for``."""
+    return tuple(type(getattr(e, n)) for n, k in _shape(type(e))[0] if k == EXPR)
+
+
+def could_match(rule_pattern: Any, types: tuple) -> bool:
+    """Whether a pattern's children accept children of these classes."""
+    pats = [getattr(rule_pattern, n) for n, k in _shape(type(rule_pattern))[0] if k == EXPR]
+    return len(pats) == len(types) and all(_accepts(p, t) for p, t in zip(pats, types))
+
+
 def _match_data(name: str, p: Any, x: Any, env: dict) -> bool:
     if name == "lanes" and p == ANY_LANES:
         return _bind(env, "lanes", x) if not isinstance(x, int) else env.setdefault(

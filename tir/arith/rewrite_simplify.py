@@ -22,6 +22,7 @@ from ..expr import (
     Min, Mod, Mul, Or, PrimExpr, Sub, Var,
 )
 from ..functor import ExprMutator, substitute
+from .pattern import child_types, could_match
 from .rewrite_rules import ANY_DTYPE_KINDS, RULES
 
 #: How many rule applications may nest before the simplifier gives up on a node.
@@ -109,6 +110,19 @@ def _is_const(e: PrimExpr) -> bool:
     return type(e) is IntImm or type(e) is FloatImm
 
 
+_RULE_INDEX: dict[tuple, tuple] = {}
+
+
+def _rules_for(cls: type, types: tuple) -> tuple:
+    """The rules of ``cls`` whose pattern accepts children of these classes (cached)."""
+    key = (cls, types)
+    hit = _RULE_INDEX.get(key)
+    if hit is None:
+        hit = tuple(r for r in RULES[cls] if could_match(r.pattern, types))
+        _RULE_INDEX[key] = hit
+    return hit
+
+
 class RewriteSimplifier:
     """Simplifies by rules; the facts and analyses come from the owning Analyzer."""
 
@@ -118,7 +132,9 @@ class RewriteSimplifier:
         self.bounds = analyzer.bound_analyzer
         self.mods = analyzer.modular_analyzer
         self._children = _Children(self)
+        self.ids = analyzer.structure_ids
         self._memo: dict[int, tuple] = {}
+        self._by_structure: dict[int, PrimExpr] = {}
         self._epoch = -1
         self._depth = 0
 
@@ -126,24 +142,33 @@ class RewriteSimplifier:
         return self.rewrite(e)
 
     def rewrite(self, e: PrimExpr) -> PrimExpr:
-        """The simplified ``e`` (memoized)."""
+        """The simplified ``e`` (memoized by object and by structure)."""
         if self._epoch != self.facts.epoch:
             self._memo.clear()
+            self._by_structure.clear()
             self._epoch = self.facts.epoch
         hit = self._memo.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
-        out = self._rewrite_node(self._children.rebuild(e))
+        sid = self.ids.of(e)
+        out = self._by_structure.get(sid)
+        if out is None:
+            out = self._rewrite_node(self._children.rebuild(e))
+            if self._depth > MAX_DEPTH // 2:
+                return out  # rules may have been cut short here: do not remember it
+            self._by_structure[sid] = out
+            self._by_structure[self.ids.of(out)] = out
         if len(self._memo) > _MEMO_LIMIT:
             self._memo.clear()
+            self._by_structure.clear()
         self._memo[id(e)] = (e, out)
         self._memo[id(out)] = (out, out)
         return out
 
     def _rewrite_node(self, e: PrimExpr) -> PrimExpr:
-        rules = RULES.get(type(e))
-        if not rules or self._depth >= MAX_DEPTH or not self._rules_apply(e):
+        if self._depth >= MAX_DEPTH or type(e) not in RULES or not self._rules_apply(e):
             return e
+        rules = _rules_for(type(e), child_types(e))
         for rule in rules:
             out = rule.apply(e, self)
             if out is not None and out is not e:

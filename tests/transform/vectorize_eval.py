@@ -128,6 +128,8 @@ class Machine:
             return _UNARY_CALLS[e.op](args[0])
         if e.op == "tir.likely":
             return args[0]
+        if e.op == "tir.fma":
+            return args[0] * args[1] + args[2]
         self.calls.append((e.op, *[np.asarray(a).tolist() for a in args]))
         return np_dtype(e.dtype)(0)
 
@@ -202,3 +204,14 @@ def run(func: tir.PrimFunc, arrays: dict, scalars: dict | None = None) -> tuple[
     machine = Machine()
     out = machine.run(func, arrays, scalars)
     return out, machine.calls
+
+
+def assert_same_result(before: tir.PrimFunc, after: tir.PrimFunc, arrays: dict,
+                       scalars: dict | None = None) -> dict:
+    """Run both functions on copies of ``arrays``: every buffer and the call log must agree."""
+    want, want_calls = run(before, arrays, scalars)
+    got, got_calls = run(after, arrays, scalars)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=f"buffer {name}")
+    assert got_calls == want_calls
+    return got

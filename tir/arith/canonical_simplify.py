@@ -64,46 +64,37 @@ class Linear:
         return Linear().plus(self)
 
 
-class _Key:
-    """Structural keys (identity for variables) and sort keys (names), cached per node."""
+class _Order:
+    """Sort keys by kind and variable names (stable across runs), cached per node."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, tuple] = {}
         self._orders: dict[int, tuple] = {}
-        self._alive: list = []
-
-    def key(self, e: PrimExpr) -> tuple:
-        hit = self._keys.get(id(e))
-        if hit is None:
-            hit = self._make(e, self.key, by_name=False)
-            self._keys[id(e)] = hit
-            self._alive.append(e)
-        return hit
 
     def order(self, e: PrimExpr) -> tuple:
         hit = self._orders.get(id(e))
-        if hit is None:
-            hit = self._make(e, self.order, by_name=True)
-            self._orders[id(e)] = hit
-            self._alive.append(e)
-        return hit
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        key = self._make(e)
+        if len(self._orders) > 200_000:
+            self._orders.clear()
+        self._orders[id(e)] = (e, key)
+        return key
 
-    @staticmethod
-    def _make(e: Any, recurse, by_name: bool) -> tuple:
+    def _make(self, e: Any) -> tuple:
         if isinstance(e, Var):
-            return (0, e.name, ()) if by_name else (0, str(id(e)), ())
+            return (0, e.name, ())
         if type(e) is IntImm or type(e) is FloatImm:
             return (2, f"{e.dtype}:{e.value}", ())
         parts = []
         for name in init_fields(type(e)):
             v = getattr(e, name)
             if isinstance(v, PrimExpr):
-                parts.append(recurse(v))
+                parts.append(self.order(v))
             elif isinstance(v, tuple):
-                parts.append(tuple(recurse(i) if isinstance(i, PrimExpr) else (3, repr(i), ())
+                parts.append(tuple(self.order(i) if isinstance(i, PrimExpr) else (3, repr(i), ())
                                    for i in v))
             else:
-                parts.append((3, repr(v) if not hasattr(v, "name") else f"@{id(v)}", ()))
+                parts.append((3, repr(v) if not hasattr(v, "name") else v.name, ()))
         return (1, f"{type(e).__name__}:{e.dtype}", tuple(parts))
 
 
@@ -124,19 +115,23 @@ class CanonicalSimplifier(ExprVisitor):
         self.bounds = analyzer.bound_analyzer
         self.mods = analyzer.modular_analyzer
         self._children = _Children(self)
-        self._keys = _Key()
-        self._memo: dict[int, tuple] = {}
+        self.ids = analyzer.structure_ids
+        self._orders = _Order()
+        self._memo: dict[int, PrimExpr] = {}
+        self._epoch = -1
 
     def __call__(self, e: PrimExpr) -> PrimExpr:
-        self._keys = _Key()
-        self._memo: dict[int, tuple] = {}
+        if self._epoch != self.facts.epoch or len(self._memo) > 200_000:
+            self._memo.clear()
+            self._epoch = self.facts.epoch
         return self.simplify(e)
 
     def simplify(self, e: PrimExpr) -> PrimExpr:
-        """``e`` in canonical form (memoized within one call)."""
-        hit = self._memo.get(id(e))
+        """``e`` in canonical form (memoized by structure until the facts change)."""
+        sid = self.ids.of(e)
+        hit = self._memo.get(sid)
         if hit is not None:
-            return hit[1]
+            return hit
         if _is_scalar_int(e):
             try:
                 out = self.rebuild(self.linear(e), e)
@@ -144,7 +139,7 @@ class CanonicalSimplifier(ExprVisitor):
                 out = e  # a constant would not fit the dtype: leave this subtree alone
         else:
             out = self._children.visit_expr_children(e)
-        self._memo[id(e)] = (e, out)
+        self._memo[sid] = out
         return out
 
     def linear(self, e: PrimExpr) -> Linear:
@@ -154,7 +149,7 @@ class CanonicalSimplifier(ExprVisitor):
     def atom(self, e: PrimExpr) -> Linear:
         """The form ``1 * e``."""
         out = Linear()
-        out.add_term(self._keys.key(e), e, 1)
+        out.add_term(self.ids.of(e), e, 1)
         return out
 
     # ------------------------------------------------------------ expression -> form
@@ -182,7 +177,7 @@ class CanonicalSimplifier(ExprVisitor):
         if not b.terms:
             return a.scaled(b.const)
         x, y = self.rebuild(a, e.a), self.rebuild(b, e.b)
-        if self._keys.order(y) < self._keys.order(x):
+        if self._orders.order(y) < self._orders.order(x):
             x, y = y, x
         return self.atom(Mul(x, y))
 
@@ -262,7 +257,7 @@ class CanonicalSimplifier(ExprVisitor):
         values = [c for _, c in form.terms.values()] + [form.const]
         if any(abs(v) > hi for v in values):
             raise _Unrepresentable(dtype)
-        terms = sorted(form.terms.values(), key=lambda t: self._keys.order(t[0]))
+        terms = sorted(form.terms.values(), key=lambda t: self._orders.order(t[0]))
         out = None
         for atom, coeff in terms:
             if coeff > 0:
@@ -288,7 +283,7 @@ class CanonicalSimplifier(ExprVisitor):
             return form
         form = form.copy()
         for key, atom, coeff in mods:
-            div_key = (1, f"FloorDiv:{atom.dtype}", key[2])
+            div_key = self.ids.of(FloorDiv(atom.a, atom.b))
             slot = form.terms.get(div_key)
             if slot is None or slot[1] != coeff * atom.b.value or key not in form.terms:
                 continue

@@ -23,7 +23,7 @@ from ..functor import deep_recursion
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
-from .constraints import add_constraint, conjuncts
+from .constraints import add_constraint, conjuncts, prove_from_constraints
 from .facts import Facts, intersect
 from .intern import StructureIds
 from .modular_set import ModularSet, ModularSetAnalyzer
@@ -92,7 +92,8 @@ class Analyzer:
         simple = self.simplify(cond)
         if _is_true(simple):
             return True
-        return self._known(simple) or self._all_parts(simple)
+        return self._known(simple) or self._all_parts(simple) or prove_from_constraints(
+            self, simple)
 
     def _all_parts(self, cond: PrimExpr) -> bool:
         parts = list(conjuncts(cond))
@@ -102,10 +103,7 @@ class Analyzer:
 
     def _known(self, cond: PrimExpr) -> bool:
         """``cond`` is one of the constraints in scope (after simplification)."""
-        for known in self.facts.constraints:
-            if same_expr(known, cond) or same_expr(self.simplify(known), cond):
-                return True
-        return False
+        return any(same_expr(known, cond) for known in self.facts.constraints)
 
     def can_prove_equal(self, a: Any, b: Any) -> bool:
         """True only if ``a == b`` for every value of the variables."""

@@ -2,8 +2,9 @@
 
 Understood: conjunctions (``a && b``), ``var < e``, ``var <= e``, ``var > e``,
 ``var >= e``, ``var == e`` (either side), with ``e``'s bound giving the limit,
-and ``floormod(var, c) == r``. Anything else is only remembered as a whole,
-so that proving the very same condition succeeds.
+and ``floormod(var, c) == r``. Every integer comparison is also remembered
+as ``d <= 0``, so that a goal ``g <= 0`` follows when ``g - d`` is provably
+at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
+from .. import dtype as dt
+from .. import op
 from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
 from . import modular_set
 from .facts import intersect
@@ -69,3 +72,35 @@ def _add_residue(facts: Any, part: PrimExpr) -> None:
     new = modular_set.normalize(c, rhs.value)
     old = facts.mods.get(lhs.a)
     facts.mods[lhs.a] = new if old is None else modular_set.intersect(old, new)
+
+
+def as_nonpositive(cond: PrimExpr) -> list[PrimExpr]:
+    """Expressions ``d`` with ``cond <=> all(d <= 0)`` for an integer comparison, else []."""
+    cls = type(cond)
+    if cls not in _LIMITS or not dt.DataType(cond.a.dtype).is_integer:
+        return []
+    a, b = cond.a, cond.b
+    if cls is LT:
+        return [op.add(op.sub(a, b), 1)]
+    if cls is LE:
+        return [op.sub(a, b)]
+    if cls is GT:
+        return [op.add(op.sub(b, a), 1)]
+    if cls is GE:
+        return [op.sub(b, a)]
+    return [op.sub(a, b), op.sub(b, a)]
+
+
+def prove_from_constraints(analyzer: Any, cond: PrimExpr) -> bool:
+    """``cond`` follows from one constraint in scope by a constant-bounded difference."""
+    goals = as_nonpositive(cond)
+    if len(goals) != 1 or not analyzer.facts.constraints:
+        return False
+    for known in analyzer.facts.constraints:
+        for d in as_nonpositive(known):
+            if d.dtype != goals[0].dtype:
+                continue
+            gap = analyzer.simplify(op.sub(goals[0], d))
+            if analyzer.bound_analyzer.interval(gap)[1] <= 0:
+                return True
+    return False

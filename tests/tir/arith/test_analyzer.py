@@ -96,3 +96,18 @@ def test_simplify_accepts_numbers():
 def test_infinite_constants_are_public():
     assert arith.ConstIntBound.POS_INF == 2**63 - 1
     assert arith.ConstIntBound.NEG_INF == -(2**63)
+
+
+def test_symbolic_constraints_prove_shifted_comparisons():
+    a = arith.Analyzer()
+    n = tir.size_var("n")
+    a.bind(j, tir.Range(0, 4))
+    with a.constraint_scope(i < n):
+        assert a.can_prove(i + 1 <= n)
+        assert a.can_prove(i - 4 < n)
+        assert a.can_prove(n > i)
+        assert not a.can_prove(i + 1 < n)
+        assert not a.can_prove(i + j < n)
+    with a.constraint_scope(i * 8 + 8 <= n):
+        assert a.can_prove(i * 8 + j < n)
+        assert not a.can_prove(i * 8 + j + 5 < n)

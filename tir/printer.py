@@ -121,7 +121,7 @@ class _Printer(StmtExprVisitor):
         for i, name in enumerate(sorted(mod.functions)):
             if i:
                 self.out.append("\n")
-            self.names = Names()  # each function names its own variables
+            self.names, self.aliased = Names(), set()  # each function names its own variables
             self.prim_func(mod.functions[name], name)
         if not mod.functions:
             self.line("pass")

@@ -89,6 +89,7 @@ def test_deep_let_statement_chain_prints_flat():
     assert structural_hash(body) == structural_hash(Identity()(body))
 
 
+@pytest.mark.slow
 def test_long_seq_prints(seqs):
     text = str(seqs[0])
     lines = text.splitlines()
@@ -96,6 +97,7 @@ def test_long_seq_prints(seqs):
     assert lines[0] == "A[0] = x" and lines[-1] == f"A[{LENGTH - 1}] = x"
 
 
+@pytest.mark.slow
 def test_long_seq_hashes_and_compares(seqs):
     a, b, c = seqs
     assert structural_hash(a) == structural_hash(b)
@@ -105,6 +107,7 @@ def test_long_seq_hashes_and_compares(seqs):
         assert_structural_equal(a, c)
 
 
+@pytest.mark.slow
 def test_long_seq_mutates(seqs):
     a, _, c = seqs
     assert Identity()(a) is a

@@ -300,36 +300,42 @@ def check_scalar(name: str, param: Var, value: Any) -> Any:
 # ---------------------------------------------------------------- binding
 
 
-class _Bindings:
-    """Symbolic var values, remembering where each came from for error messages."""
+class _BufferSpec:
+    """What one buffer param accepts, worked out once so that each call is cheap."""
 
-    def __init__(self, name: str):
-        self.name = name
-        self.values: dict = {}
-        self.origin: dict = {}
+    def __init__(self, param: Var, buf: Buffer, stored: bool):
+        self.param, self.buf, self.pname = param, buf, param.name
+        self.np_dtype = np.dtype("bool" if buf.dtype.startswith("bool") else dt.element_of(buf.dtype))
+        self.lanes = dt.lanes_of(buf.dtype)
+        self.rank = len(buf.shape) + (1 if self.lanes > 1 else 0)
+        self.contiguous = not buf.strides
+        self.writeable = stored
+        #: (axis, expected int) for static dims; (kind, axis, expr) for the symbolic ones.
+        self.static = [(a, d.value) for a, d in enumerate(buf.shape) if isinstance(d, IntImm)]
+        self.symbolic = [("shape", a, d) for a, d in enumerate(buf.shape)
+                         if not isinstance(d, IntImm)]
+        self.symbolic += [("stride", a, st) for a, st in enumerate(buf.strides)]
+        if not isinstance(buf.elem_offset, IntImm):
+            self.symbolic.append(("offset", 0, buf.elem_offset))
 
-    def set_scalar(self, var: Var, value: int) -> None:
-        self.values[var] = value
-        self.origin[var] = f"argument '{var.name}' = {value}"
+    def actual(self, value: np.ndarray, kind: str, axis: int) -> int:
+        """The array's value for a shape dim, a stride (in elements) or the offset (0)."""
+        if kind == "shape":
+            return value.shape[axis]
+        if kind == "stride":
+            return value.strides[axis] // (value.itemsize * self.lanes)
+        return 0
 
-    def bind(self, var: Var, got: int, what: str) -> None:
-        """Bind ``var`` to ``got`` (``what`` says where it came from), or check it."""
-        known = self.values.get(var)
-        if known is None:
-            self.values[var] = got
-            self.origin[var] = what
-        elif known != got:
-            raise ValueError(
-                f"{self.name}: {self.origin[var]} disagrees with {what} ({var.name})"
-            )
-
-    def check(self, expr: PrimExpr, got: int, what: str) -> None:
-        """Check a composite or constant expression once its vars are bound."""
-        want = _eval_index(expr, self.values)
-        if want is None:
-            raise ValueError(f"{self.name}: cannot determine {expr} from the arguments")
-        if want != got:
-            raise ValueError(f"{self.name}: {what} does not match {expr} = {want}")
+    def describe(self, value: np.ndarray, kind: str, axis: int) -> str:
+        """Words for one fact about the array, for error messages."""
+        got = self.actual(value, kind, axis)
+        if kind == "stride":
+            return f"stride {axis} = {got} of '{self.pname}'"
+        if kind == "offset":
+            return f"the elem_offset 0 of '{self.pname}'"
+        if len(self.buf.shape) > 1:
+            return f"dimension {axis} = {got} of '{self.pname}'"
+        return f"the length {got} of '{self.pname}'"
 
 
 class ArgBinder:
@@ -341,70 +347,75 @@ class ArgBinder:
         self.func = func
         self.name = name
         self.hidden_vars = hidden_vars_of(func)
-        self._stored = _stored_data_vars(func)
-        for buf in func.buffer_map.values():
-            _check_param_offset(name, buf)
+        stored = _stored_data_vars(func)
+        self._specs: dict[int, _BufferSpec] = {}
+        for index, param in enumerate(func.params):
+            buf = func.buffer_map.get(param)
+            if buf is not None:
+                _check_param_offset(name, buf)
+                writes = any(buf.data is v for v in stored)
+                self._specs[index] = _BufferSpec(param, buf, writes)
 
     def bind(self, args: tuple) -> BoundArgs:
         """Check ``args`` against the function's params; raise TypeError/ValueError."""
         func, name = self.func, self.name
-        check_count(name, func, args)
-        bindings = _Bindings(name)
-        values = []
-        for param, value in zip(func.params, args):
-            if param in func.buffer_map:
-                values.append(self._check_buffer(param, func.buffer_map[param], value))
-                continue
-            value = check_scalar(name, param, value)
-            if not dt.DataType(param.dtype).is_handle:
-                bindings.set_scalar(param, value)
-            values.append(value)
-        self._bind_shapes(bindings, values)
-        return BoundArgs(tuple(values), bindings.values, self.hidden_vars)
-
-    def _check_buffer(self, param: Var, buf: Buffer, value: Any) -> np.ndarray:
-        name, pname = self.name, param.name
-        check_array_type(name, pname, buf, value)
-        check_rank(name, pname, buf, value)
-        for axis, dim in enumerate(buf.shape):
-            if isinstance(dim, IntImm):
-                check_static_dim(name, pname, buf, value, axis, dim.value)
-        if not buf.strides:
-            check_layout(name, pname, buf, value)
-        if any(buf.data is v for v in self._stored):
-            check_writeable(name, pname, value)
-        return value
-
-    def _bind_shapes(self, bindings: _Bindings, values: list) -> None:
-        """Bind plain-var dims first, then check the composite ones."""
+        if len(args) != len(func.params):
+            check_count(name, func, args)
+        values = list(args)
+        var_values: dict = {}
+        origin: dict = {}  # var -> (spec, value, kind, axis) or None for a scalar param
+        for index, param in enumerate(func.params):
+            if index not in self._specs:
+                values[index] = value = check_scalar(name, param, args[index])
+                if not dt.DataType(param.dtype).is_handle:
+                    var_values[param] = value
+                    origin[param] = None
         pending = []
-        for param, value in zip(self.func.params, values):
-            buf = self.func.buffer_map.get(param)
-            if buf is None:
-                continue
-            for expr, got, what in _buffer_facts(param.name, buf, value):
-                if isinstance(expr, Var):
-                    bindings.bind(expr, got, what)
-                else:
-                    pending.append((expr, got, what))
-        for expr, got, what in pending:
-            bindings.check(expr, got, what)
+        for index, spec in self._specs.items():
+            value = args[index]
+            self._check_array(spec, value)
+            for kind, axis, expr in spec.symbolic:
+                got = spec.actual(value, kind, axis)
+                if not isinstance(expr, Var):
+                    pending.append((expr, got, spec, value, kind, axis))
+                    continue
+                known = var_values.get(expr)
+                if known is None:
+                    var_values[expr] = got
+                    origin[expr] = (spec, value, kind, axis)
+                elif known != got:
+                    raise self._disagree(expr, known, origin[expr], spec.describe(value, kind, axis))
+        for expr, got, spec, value, kind, axis in pending:
+            want = _eval_index(expr, var_values)
+            if want is None:
+                raise ValueError(f"{name}: cannot determine {expr} from the arguments")
+            if want != got:
+                what = spec.describe(value, kind, axis)
+                raise ValueError(f"{name}: {what} does not match {expr} = {want}")
+        return BoundArgs(tuple(values), var_values, self.hidden_vars)
 
+    def _check_array(self, spec: _BufferSpec, value: Any) -> None:
+        """The cheap tests first; the check_* functions word the error."""
+        name, pname, buf = self.name, spec.pname, spec.buf
+        if not isinstance(value, np.ndarray) or value.dtype != spec.np_dtype:
+            check_array_type(name, pname, buf, value)
+        if value.ndim != spec.rank or (spec.lanes > 1 and value.shape[-1] != spec.lanes):
+            check_rank(name, pname, buf, value)
+        shape = value.shape
+        for axis, want in spec.static:
+            if shape[axis] != want:
+                check_static_dim(name, pname, buf, value, axis, want)
+        if spec.contiguous and not value.flags.c_contiguous:
+            check_layout(name, pname, buf, value)
+        if spec.writeable and not value.flags.writeable:
+            check_writeable(name, pname, value)
 
-def _buffer_facts(pname: str, buf: Buffer, value: np.ndarray) -> list:
-    """``(expr, actual value, description)`` for each shape, stride and offset of a buffer."""
-    facts = []
-    for axis, dim in enumerate(buf.shape):
-        what = f"the length {value.shape[axis]} of '{pname}'"
-        if len(buf.shape) > 1:
-            what = f"dimension {axis} = {value.shape[axis]} of '{pname}'"
-        facts.append((dim, value.shape[axis], what))
-    lanes = dt.lanes_of(buf.dtype)
-    for axis, stride in enumerate(buf.strides):
-        got = value.strides[axis] // (value.itemsize * lanes)
-        facts.append((stride, got, f"stride {axis} = {got} of '{pname}'"))
-    facts.append((buf.elem_offset, 0, f"the elem_offset 0 of '{pname}'"))
-    return facts
+    def _disagree(self, var: Var, known: int, source: Any, what: str) -> ValueError:
+        if source is None:
+            first = f"argument '{var.name}' = {known}"
+        else:
+            first = source[0].describe(*source[1:])
+        return ValueError(f"{self.name}: {first} disagrees with {what} ({var.name})")
 
 
 def _check_param_offset(name: str, buf: Buffer) -> None:

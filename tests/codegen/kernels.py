@@ -363,6 +363,24 @@ def vectorized_int_sum() -> Kernel:
     )
 
 
+def local_vector_buffer() -> Kernel:
+    """B = 2 * A + 1 through an 8-element local buffer written and read by vectorized loops."""
+    ib = ir_builder.create()
+    A, B = _pointers(ib, "float32", "A", "B")
+    tmp = ib.allocate("float32", (8,), name="tmp")
+    with ib.for_range(0, N // 8, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            tmp[j] = A[i * 8 + j] * 2.0
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            B[i * 8 + j] = tmp[j] + 1.0
+    func = tir.PrimFunc([A, B], ib.get())
+    return Kernel(
+        func,
+        lambda rng: (_floats(rng, N), np.zeros(N, "float32")),
+        lambda ins: {1: ins[0] * np.float32(2) + np.float32(1)},
+    )
+
+
 # ---------------------------------------------------------------- dtype coverage
 
 
@@ -428,6 +446,7 @@ KERNELS: dict[str, Callable[[], Kernel]] = {
     "parallel_rows": parallel_rows,
     "serial_sum": serial_sum,
     "vectorized_int_sum": vectorized_int_sum,
+    "local_vector_buffer": local_vector_buffer,
     "bool_logic": bool_logic,
 }
 for _dtype in INT_DTYPES + FLOAT_DTYPES:

@@ -1,0 +1,364 @@
+"""Time tirlite kernels against NumPy, numba and (optionally) TVM, single-threaded.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_kernels.py            # full sizes
+    .venv/bin/python benchmarks/bench_kernels.py --quick    # small sizes, a smoke run
+
+Prints a table and writes it as JSON to benchmarks/results.json. See
+benchmarks/README.md for what each column means.
+"""
+
+from __future__ import annotations
+
+import os
+
+# One thread everywhere, set before NumPy/numba/tirlite start their thread pools.
+for _var in ("TIRLITE_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
+             "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable, NamedTuple  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import codegen  # noqa: E402
+import tir  # noqa: E402
+from tir import ir_builder  # noqa: E402
+
+try:
+    import numba  # noqa: E402
+except ImportError:  # numba is optional
+    numba = None
+
+
+class Bench(NamedTuple):
+    """One benchmark: the tirlite PrimFunc, its arguments, and the peers' versions."""
+
+    name: str
+    func: tir.PrimFunc
+    args: tuple
+    numpy_fn: Callable
+    numba_fn: Callable | None
+    check: Callable  # () -> None, asserts the tirlite result after a run
+
+
+# ---------------------------------------------------------------- tirlite kernels
+
+
+def _vectors(n: int, *names: str, dtype: str = "float32") -> list:
+    return [tir.decl_buffer((n,), dtype, name) for name in names]
+
+
+def _elementwise(n: int, names: str, body: Callable) -> tir.PrimFunc:
+    """A kernel over n-element buffers: ``for i in n/8: for j in vectorized(8): body``."""
+    bufs = _vectors(n, *names)
+    ib = ir_builder.create()
+    views = [ib.buffer_ptr(b) for b in bufs]
+    with ib.for_range(0, n // 8, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            body(i * 8 + j, *views)
+    return tir.PrimFunc(bufs, ib.get())
+
+
+def tir_vector_add(n: int) -> tir.PrimFunc:
+    """C = A + B."""
+
+    def body(k, A, B, C):
+        C[k] = A[k] + B[k]
+
+    return _elementwise(n, ["A", "B", "C"], body)
+
+
+def tir_saxpy(n: int) -> tir.PrimFunc:
+    """Z = a * X + Y with a scalar param a."""
+    a = tir.var("a", "float32")
+    X, Y, Z = _vectors(n, "X", "Y", "Z")
+    ib = ir_builder.create()
+    x, y, z = (ib.buffer_ptr(b) for b in (X, Y, Z))
+    with ib.for_range(0, n // 8, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            z[i * 8 + j] = a * x[i * 8 + j] + y[i * 8 + j]
+    return tir.PrimFunc([a, X, Y, Z], ib.get())
+
+
+def tir_relu(n: int) -> tir.PrimFunc:
+    """B = Select(A > 0, A, 0)."""
+
+    def body(k, A, B):
+        B[k] = tir.Select(A[k] > 0.0, A[k], tir.const(0.0, "float32"))
+
+    return _elementwise(n, ["A", "B"], body)
+
+
+def tir_gather(n: int) -> tir.PrimFunc:
+    """C = A[idx]."""
+    A, C = _vectors(n, "A", "C")
+    (idx,) = _vectors(n, "idx", dtype="int32")
+    ib = ir_builder.create()
+    a, c, ix = (ib.buffer_ptr(b) for b in (A, C, idx))
+    with ib.for_range(0, n // 8, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            c[i * 8 + j] = a[ix[i * 8 + j]]
+    return tir.PrimFunc([A, idx, C], ib.get())
+
+
+def tir_sum(n: int) -> tir.PrimFunc:
+    """S[0] = sum(A) with 8 partial sums in a vectorized loop, then a serial 8-term sum."""
+    (A,) = _vectors(n, "A")
+    S = tir.decl_buffer((1,), "float32", "S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    acc = ib.allocate("float32", (8,), name="acc")
+    with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+        acc[j] = 0.0
+    with ib.for_range(0, n // 8, name="i") as i:
+        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+            acc[j] = acc[j] + a[i * 8 + j]
+    s[0] = 0.0
+    with ib.for_range(0, 8, name="j") as j:
+        s[0] = s[0] + acc[j]
+    return tir.PrimFunc([A, S], ib.get())
+
+
+def tir_matmul(m: int) -> tir.PrimFunc:
+    """C = A @ B, naive i-k-j order with the j loop vectorized by 8."""
+    bufs = [tir.decl_buffer((m, m), "float32", name) for name in "ABC"]
+    ib = ir_builder.create()
+    A, B, C = (ib.buffer_ptr(b) for b in bufs)
+    with ib.for_range(0, m, name="i") as i:
+        with ib.for_range(0, m // 8, name="jo") as jo:
+            with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+                C[i, jo * 8 + j] = 0.0
+        with ib.for_range(0, m, name="k") as k:
+            with ib.for_range(0, m // 8, name="jo") as jo:
+                with ib.for_range(0, 8, name="j", kind="vectorize") as j:
+                    C[i, jo * 8 + j] = C[i, jo * 8 + j] + A[i, k] * B[k, jo * 8 + j]
+    return tir.PrimFunc(bufs, ib.get())
+
+
+# ---------------------------------------------------------------- numba kernels
+
+
+def _numba_kernels() -> dict:
+    """The same loops for numba (plain @njit; numba vectorizes what LLVM can)."""
+    if numba is None:
+        return {}
+    njit = numba.njit(cache=False)
+
+    @njit
+    def add(a, b, c):
+        for i in range(a.size):
+            c[i] = a[i] + b[i]
+
+    @njit
+    def saxpy(a, x, y, z):
+        for i in range(x.size):
+            z[i] = a * x[i] + y[i]
+
+    @njit
+    def relu(a, b):
+        for i in range(a.size):
+            b[i] = a[i] if a[i] > 0 else np.float32(0)
+
+    @njit
+    def gather(a, idx, c):
+        for i in range(idx.size):
+            c[i] = a[idx[i]]
+
+    @njit
+    def total(a, s):
+        acc = np.float32(0)
+        for i in range(a.size):
+            acc += a[i]
+        s[0] = acc
+
+    @njit
+    def matmul(a, b, c):
+        m = a.shape[0]
+        for i in range(m):
+            for j in range(m):
+                c[i, j] = 0
+            for k in range(m):
+                for j in range(m):
+                    c[i, j] += a[i, k] * b[k, j]
+
+    return {"vector_add": add, "saxpy": saxpy, "relu": relu, "gather": gather,
+            "sum": total, "matmul": matmul}
+
+
+# ---------------------------------------------------------------- the benchmark set
+
+
+def _close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5) -> Callable:
+    return lambda: np.testing.assert_allclose(got, want(), rtol=rtol, atol=1e-5)
+
+
+def benchmarks(n: int, m: int) -> list:
+    """The benchmarks for vectors of ``n`` and ``m`` x ``m`` matrices."""
+    rng = np.random.default_rng(0)
+    vec = lambda: rng.random(n, dtype=np.float32)  # noqa: E731
+    nb = _numba_kernels()
+    a, b, c = vec(), vec(), np.zeros(n, np.float32)
+    x, y, z = vec(), vec(), np.zeros(n, np.float32)
+    r_in, r_out = vec() - np.float32(0.5), np.zeros(n, np.float32)
+    g_src, g_idx, g_out = vec(), rng.integers(0, n, n, dtype=np.int32), np.zeros(n, np.float32)
+    s_in, s_out = vec(), np.zeros(1, np.float32)
+    ma, mb, mc = (rng.random((m, m), dtype=np.float32) for _ in range(2)), None, None
+    ma, mb = list(ma)
+    mc = np.zeros((m, m), np.float32)
+    alpha = np.float32(2.0)
+    return [
+        Bench("vector_add", tir_vector_add(n), (a, b, c), lambda: np.add(a, b, out=c),
+              nb.get("vector_add") and (lambda: nb["vector_add"](a, b, c)),
+              _close(c, lambda: a + b)),
+        Bench("saxpy", tir_saxpy(n), (2.0, x, y, z),
+              lambda: np.add(np.multiply(x, alpha, out=z), y, out=z),
+              nb.get("saxpy") and (lambda: nb["saxpy"](alpha, x, y, z)),
+              _close(z, lambda: alpha * x + y)),
+        Bench("relu", tir_relu(n), (r_in, r_out), lambda: np.maximum(r_in, 0, out=r_out),
+              nb.get("relu") and (lambda: nb["relu"](r_in, r_out)),
+              _close(r_out, lambda: np.maximum(r_in, 0))),
+        Bench("gather", tir_gather(n), (g_src, g_idx, g_out),
+              lambda: np.take(g_src, g_idx, out=g_out),
+              nb.get("gather") and (lambda: nb["gather"](g_src, g_idx, g_out)),
+              _close(g_out, lambda: g_src[g_idx])),
+        Bench("sum", tir_sum(n), (s_in, s_out), lambda: s_in.sum(),
+              nb.get("sum") and (lambda: nb["sum"](s_in, s_out)),
+              _close(s_out, lambda: np.array([s_in.sum(dtype=np.float64)], np.float32), 1e-3)),
+        Bench("matmul", tir_matmul(m), (ma, mb, mc), lambda: np.matmul(ma, mb, out=mc),
+              nb.get("matmul") and (lambda: nb["matmul"](ma, mb, mc)),
+              _close(mc, lambda: ma @ mb, 1e-4)),
+    ]
+
+
+# ---------------------------------------------------------------- timing
+
+
+def median_ms(fn: Callable, runs: int, warmup: int = 2) -> float:
+    """Median wall time of ``fn()`` over ``runs`` runs after ``warmup`` runs, in ms."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def import_seconds(repeats: int = 3) -> float:
+    """Median time of ``import tir, transform, codegen`` in a fresh interpreter."""
+    code = ("import time; t = time.perf_counter(); import tir, transform, codegen; "
+            "print(time.perf_counter() - t)")
+    times = [float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
+                                  capture_output=True, text=True).stdout)
+             for _ in range(repeats)]
+    return statistics.median(times)
+
+
+def run_tvm(n: int, m: int, runs: int) -> dict:
+    """Timings from benchmarks/bench_tvm.py under ``$TVM_PYTHON``, or {} without TVM."""
+    python = os.environ.get("TVM_PYTHON")
+    if not python:
+        return {}
+    import llvmlite.binding as llvm
+
+    sizes = {"n": n, "m": m, "runs": runs, "mcpu": llvm.get_host_cpu_name(),
+             "triple": llvm.get_process_triple()}
+    proc = subprocess.run([python, str(ROOT / "benchmarks" / "bench_tvm.py"), json.dumps(sizes)],
+                          capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        print(f"TVM run failed: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return {}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure(bench: Bench, runs: int, tvm: dict) -> dict:
+    """Compile and time one benchmark against its peers."""
+    row = {"kernel": bench.name, "tirlite_ms": None, "tirlite_compile_ms": None, "error": None}
+    try:
+        codegen.clear_cache()
+        start = time.perf_counter()
+        entry = codegen.build(bench.func, target="llvm")["main"]
+        row["tirlite_compile_ms"] = (time.perf_counter() - start) * 1e3
+        entry(*bench.args)
+        bench.check()
+        row["tirlite_ms"] = median_ms(lambda: entry(*bench.args), runs)
+    except Exception as err:  # report the failure in the table, time the peers anyway
+        row["error"] = f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"
+    row.update({
+        "numpy_ms": median_ms(bench.numpy_fn, runs),
+        "numba_ms": median_ms(bench.numba_fn, runs) if bench.numba_fn else None,
+        "tvm_ms": tvm.get(bench.name, {}).get("ms"),
+        "tvm_compile_ms": tvm.get(bench.name, {}).get("compile_ms"),
+    })
+    peers = [row[k] for k in ("numpy_ms", "numba_ms", "tvm_ms") if row[k] is not None]
+    ratio = min(peers) / row["tirlite_ms"] if row["tirlite_ms"] else None
+    row["best_peer_over_tirlite"] = ratio
+    return row
+
+
+# ---------------------------------------------------------------- report
+
+
+def _cell(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def print_table(rows: list, meta: dict) -> None:
+    """The results as a fixed-width text table."""
+    head = (f"{'kernel':<11}{'tirlite ms':>12}{'numpy ms':>11}{'numba ms':>11}{'tvm ms':>10}"
+            f"{'peer/tirlite':>14}{'compile ms':>12}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['kernel']:<11}{_cell(r['tirlite_ms']):>12}{_cell(r['numpy_ms']):>11}"
+              f"{_cell(r['numba_ms']):>11}{_cell(r['tvm_ms']):>10}"
+              f"{_cell(r['best_peer_over_tirlite'], 2):>14}{_cell(r['tirlite_compile_ms'], 1):>12}")
+    for r in rows:
+        if r["error"]:
+            print(f"  {r['kernel']}: tirlite failed: {r['error']}")
+    print(f"\nimport tir, transform, codegen: {meta['import_s'] * 1e3:.0f} ms (fresh process)")
+    print(f"first codegen.build (LLVM start-up included): {meta['first_build_ms']:.0f} ms")
+    print(f"sizes: vectors of {meta['n']} float32, matmul {meta['m']}x{meta['m']}; "
+          f"median of {meta['runs']} runs after 2 warm-up runs; 1 thread")
+
+
+def first_build_ms() -> float:
+    """Time of the process's first ``codegen.build`` (LLVM initialisation included)."""
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    A[0] = 1.0
+    start = time.perf_counter()
+    codegen.build(tir.PrimFunc([A], ib.get()), target="llvm")
+    return (time.perf_counter() - start) * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes and 3 runs")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.json"))
+    opts = parser.parse_args()
+    n, m, runs = (2**16, 64, 3) if opts.quick else (2**24, 256, 7)
+    meta = {"n": n, "m": m, "runs": runs, "import_s": import_seconds(),
+            "first_build_ms": first_build_ms(), "numba": getattr(numba, "__version__", None)}
+    tvm = run_tvm(n, m, runs)
+    meta["tvm"] = bool(tvm)
+    rows = [measure(bench, runs, tvm) for bench in benchmarks(n, m)]
+    print_table(rows, meta)
+    Path(opts.out).write_text(json.dumps({"meta": meta, "rows": rows, "tvm_raw": tvm}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

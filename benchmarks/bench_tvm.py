@@ -1,0 +1,131 @@
+"""The benchmark kernels written for Apache TVM, run by bench_kernels.py in TVM's own venv.
+
+Usage (bench_kernels.py does this when ``TVM_PYTHON`` names a Python with
+``apache-tvm`` installed): ``$TVM_PYTHON benchmarks/bench_tvm.py SIZES_JSON``.
+Prints one JSON object: kernel name -> {"ms": median run time, "compile_ms": ...}.
+The kernels have the same loop structure as the tirlite ones (serial outer
+loops, an 8-lane vectorized inner loop) and are compiled for the host CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+import tvm
+from tvm.script import tirx as T
+
+
+def kernels(n: int, m: int) -> dict:
+    """TVMScript versions of the benchmark kernels for vectors of n and m x m matrices."""
+    blocks = n // 8
+    cols = m // 8
+
+    @T.prim_func
+    def vector_add(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32"),
+                   C: T.Buffer((n,), "float32")):
+        for i in range(blocks):
+            for j in T.vectorized(8):
+                C[i * 8 + j] = A[i * 8 + j] + B[i * 8 + j]
+
+    @T.prim_func
+    def saxpy(a: T.float32, X: T.Buffer((n,), "float32"), Y: T.Buffer((n,), "float32"),
+              Z: T.Buffer((n,), "float32")):
+        for i in range(blocks):
+            for j in T.vectorized(8):
+                Z[i * 8 + j] = a * X[i * 8 + j] + Y[i * 8 + j]
+
+    @T.prim_func
+    def relu(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32")):
+        for i in range(blocks):
+            for j in T.vectorized(8):
+                B[i * 8 + j] = T.Select(A[i * 8 + j] > T.float32(0), A[i * 8 + j], T.float32(0))
+
+    @T.prim_func
+    def gather(A: T.Buffer((n,), "float32"), idx: T.Buffer((n,), "int32"),
+               C: T.Buffer((n,), "float32")):
+        for i in range(blocks):
+            for j in T.vectorized(8):
+                C[i * 8 + j] = A[idx[i * 8 + j]]
+
+    @T.prim_func
+    def vsum(A: T.Buffer((n,), "float32"), S: T.Buffer((1,), "float32")):
+        acc = T.alloc_buffer((8,), "float32")
+        for j in T.vectorized(8):
+            acc[j] = T.float32(0)
+        for i in range(blocks):
+            for j in T.vectorized(8):
+                acc[j] = acc[j] + A[i * 8 + j]
+        S[0] = T.float32(0)
+        for j in range(8):
+            S[0] = S[0] + acc[j]
+
+    @T.prim_func
+    def matmul(A: T.Buffer((m, m), "float32"), B: T.Buffer((m, m), "float32"),
+               C: T.Buffer((m, m), "float32")):
+        for i in range(m):
+            for jo in range(cols):
+                for j in T.vectorized(8):
+                    C[i, jo * 8 + j] = T.float32(0)
+            for k in range(m):
+                for jo in range(cols):
+                    for j in T.vectorized(8):
+                        C[i, jo * 8 + j] = C[i, jo * 8 + j] + A[i, k] * B[k, jo * 8 + j]
+
+    return {"vector_add": vector_add, "saxpy": saxpy, "relu": relu, "gather": gather,
+            "sum": vsum, "matmul": matmul}
+
+
+def arguments(name: str, n: int, m: int, dev) -> list:
+    """Device tensors for one kernel, the same shapes as the tirlite run."""
+    rng = np.random.default_rng(0)
+    vec = lambda: tvm.runtime.tensor(rng.random(n, dtype=np.float32), dev)  # noqa: E731
+    mat = lambda: tvm.runtime.tensor(rng.random((m, m), dtype=np.float32), dev)  # noqa: E731
+    table = {
+        "vector_add": lambda: [vec(), vec(), vec()],
+        "saxpy": lambda: [np.float32(2.0), vec(), vec(), vec()],
+        "relu": lambda: [vec(), vec()],
+        "gather": lambda: [vec(), tvm.runtime.tensor(rng.integers(0, n, n, dtype=np.int32), dev),
+                           vec()],
+        "sum": lambda: [vec(), tvm.runtime.tensor(np.zeros(1, np.float32), dev)],
+        "matmul": lambda: [mat(), mat(), mat()],
+    }
+    return table[name]()
+
+
+def median_ms(fn, runs: int, warmup: int = 2) -> float:
+    """Median wall time of ``fn()`` over ``runs`` runs after ``warmup`` runs, in ms."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def main() -> None:
+    sizes = json.loads(sys.argv[1])
+    n, m, runs = sizes["n"], sizes["m"], sizes["runs"]
+    target = tvm.target.Target({"kind": "llvm", "mcpu": sizes["mcpu"], "mtriple": sizes["triple"]})
+    dev = tvm.cpu()
+    out = {}
+    for name, func in kernels(n, m).items():
+        try:
+            start = time.perf_counter()
+            lib = tvm.compile(func, target=target)
+            compile_ms = (time.perf_counter() - start) * 1e3
+            args = arguments(name, n, m, dev)
+            entry = lib[func.attrs["global_symbol"]] if func.attrs and "global_symbol" in func.attrs else lib["main"]
+            out[name] = {"ms": median_ms(lambda: entry(*args), runs), "compile_ms": compile_ms}
+        except Exception as err:  # report, do not stop the other kernels
+            out[name] = {"error": f"{type(err).__name__}: {str(err).splitlines()[-1][:200]}"}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

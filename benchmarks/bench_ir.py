@@ -1,8 +1,9 @@
-"""How fast the IR core is: building, an identity mutation, and structural hashing.
+"""How fast the IR core is: building, an identity mutation, structural hashing and equality.
 
 Builds a program of about one million nodes (a loop over a ``SeqStmt`` of
 stores whose values are sums of loads) and reports nodes per second for each
-step, as the median of three runs.
+step, as the median of three runs. Equality compares with an independently
+built copy (free variables paired, since the copy has its own).
 
 Run: ``.venv/bin/python benchmarks/bench_ir.py [--nodes N]``
 """
@@ -85,12 +86,15 @@ def main(argv: list[str] | None = None) -> None:
     mutate_s, out = median_seconds(lambda: _Identity()(stmt))
     assert out is stmt, "an identity mutation must return the same object"
     hash_s, _ = median_seconds(lambda: tir.structural_hash(stmt))
+    copy = build(stores)
+    equal_s, same = median_seconds(lambda: tir.structural_equal(stmt, copy, map_free_vars=True))
+    assert same, "an independently built copy must be structurally equal"
 
     print(f"program: {nodes:,} nodes ({stores:,} stores of {TERMS}-term sums), "
           f"median of {RUNS} runs")
     print(f"{'step':<28}{'seconds':>10}{'nodes/s':>14}")
     for name, seconds in (("build (operators)", build_s), ("identity StmtExprMutator", mutate_s),
-                          ("structural_hash", hash_s)):
+                          ("structural_hash", hash_s), ("structural_equal (copy)", equal_s)):
         print(f"{name:<28}{seconds:>10.3f}{nodes / seconds:>14,.0f}")
 
 

@@ -14,13 +14,13 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import tir  # noqa: E402
-from tir.stmt_functor import StmtExprMutator, StmtExprVisitor  # noqa: E402
+import tir  # imported after the path fix above
 
 TERMS = 8  # loads summed per store
 RUNS = 3
@@ -42,7 +42,7 @@ def build(stores: int) -> tir.Stmt:
     return tir.For(i, 0, n, tir.ForKind.SERIAL, tir.SeqStmt(seq))
 
 
-class _Count(StmtExprVisitor):
+class _Count(tir.stmt_functor.StmtExprVisitor):
     """Counts the expression and statement nodes (shared ones once per use)."""
 
     def __init__(self):
@@ -53,7 +53,7 @@ class _Count(StmtExprVisitor):
         super().generic_visit(node)
 
 
-class _Identity(StmtExprMutator):
+class _Identity(tir.stmt_functor.StmtExprMutator):
     """A mutator with no overrides: every node comes back as the same object."""
 
 

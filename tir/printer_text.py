@@ -45,7 +45,7 @@ def float_text(value: float, bits: int) -> str:
             t for t in (f"{value:.{p}g}" for p in range(1, 18))
             if struct.pack(fmt, float(t)) == want
         )
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def type_text(dtype: str, annotation: str | None = None) -> str:

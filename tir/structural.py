@@ -311,7 +311,7 @@ def plain_equal(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         if a == b:
             return a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)
-        return a != a and b != b
+        return math.isnan(a) and math.isnan(b)
     try:
         return bool(a == b)
     except (TypeError, ValueError):  # for example NumPy arrays
@@ -370,7 +370,7 @@ class _Hasher:
         if isinstance(value, (list, tuple)):
             return hash(tuple([self.data(v) for v in value]))
         if isinstance(value, float):
-            return _NAN if value != value else hash(value)
+            return _NAN if math.isnan(value) else hash(value)
         try:
             return hash(value)
         except TypeError:  # unhashable but comparable: fall back on its type

@@ -1,4 +1,4 @@
-"""Deep and long programs: no RecursionError when building, printing, hashing, comparing, mutating."""
+"""Deep and long programs: build, print, hash, compare and mutate without RecursionError."""
 
 import pytest
 from tir.stmt_functor import StmtExprMutator

@@ -28,7 +28,7 @@ class Range(Node):
         self.__attrs_init__(begin, op.sub(end, begin))
 
     @staticmethod
-    def from_min_extent(min_value: Any, extent: Any) -> "Range":
+    def from_min_extent(min_value: Any, extent: Any) -> Range:
         """The range ``[min_value, min_value + extent)``."""
         from . import op
 

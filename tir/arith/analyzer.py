@@ -14,7 +14,8 @@ rules rely on that, as TVM's do.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .. import dtype as dt
 from .. import op

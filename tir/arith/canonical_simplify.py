@@ -17,7 +17,17 @@ from typing import Any
 
 from .. import dtype as dt
 from ..expr import (
-    Add, Div, FloatImm, FloorDiv, FloorMod, IntImm, Mod, Mul, PrimExpr, Sub, Var,
+    Add,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Mod,
+    Mul,
+    PrimExpr,
+    Sub,
+    Var,
 )
 from ..functor import ExprMutator, ExprVisitor
 from ..node import init_fields
@@ -31,7 +41,7 @@ class _Unrepresentable(Exception):
 class Linear:
     """``sum(coeff * atom) + const``; ``terms`` maps an atom's key to ``[atom, coeff]``."""
 
-    __slots__ = ("terms", "const")
+    __slots__ = ("const", "terms")
 
     def __init__(self, const: int = 0) -> None:
         self.terms: dict = {}
@@ -48,18 +58,18 @@ class Linear:
         if slot[1] == 0:
             del self.terms[key]
 
-    def plus(self, other: "Linear", scale: int = 1) -> "Linear":
+    def plus(self, other: Linear, scale: int = 1) -> Linear:
         """``self + scale * other`` (in place; returns self)."""
         for key, (atom, coeff) in other.terms.items():
             self.add_term(key, atom, coeff * scale)
         self.const += other.const * scale
         return self
 
-    def scaled(self, k: int) -> "Linear":
+    def scaled(self, k: int) -> Linear:
         """A new form ``k * self``."""
         return Linear().plus(self, k)
 
-    def copy(self) -> "Linear":
+    def copy(self) -> Linear:
         """A new, equal form."""
         return Linear().plus(self)
 

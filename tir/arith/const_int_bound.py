@@ -35,7 +35,7 @@ class ConstIntBound:
     NEG_INF = -(2**63)
 
     @classmethod
-    def from_interval(cls, iv: Interval) -> "ConstIntBound":
+    def from_interval(cls, iv: Interval) -> ConstIntBound:
         """The public form of an internal interval."""
         return cls(_to_public(iv[0]), _to_public(iv[1]))
 

@@ -10,7 +10,8 @@ at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .. import dtype as dt
 from .. import op

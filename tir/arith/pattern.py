@@ -14,14 +14,39 @@ constant of the same value in any dtype.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
 from .. import op
 from ..expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm,
-    Max, Min, Mod, Mul, Not, Or, PrimExpr, Ramp, Select, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Broadcast,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    Ramp,
+    Select,
+    Sub,
+    Var,
 )
 from ..node import EXPR, EXPRS, child_fields, init_fields, node, replace
 
@@ -52,7 +77,7 @@ def broadcast(value: PrimExpr) -> Broadcast:
 # ---------------------------------------------------------------- structural equality
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shape(cls: type) -> tuple[tuple, tuple]:
     """(child fields, data fields) of a node class, the data ones being constructor fields."""
     children = tuple((n, k) for n, k, _ in child_fields(cls))

@@ -11,14 +11,32 @@ All rules hold for overflow-free integer arithmetic.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import dtype as dt
 from ..expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Div, FloorDiv, FloorMod, Max, Min, Mod, Mul, Not, Or, Ramp,
-    Select, Sub,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Div,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    Ramp,
+    Select,
+    Sub,
 )
-from ..op import const, floordiv, floormod, max, min, truncdiv, truncmod  # noqa: A004
+from ..op import const, floordiv, floormod, max, min, truncdiv, truncmod
 from .pattern import PConst, PVar, Rule, broadcast, ramp
 
 x, y, z, w = PVar("x"), PVar("y"), PVar("z"), PVar("w")

@@ -18,8 +18,28 @@ from typing import Any
 from .. import dtype as dt
 from .. import op
 from ..expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, CmpOpNode, Div, FloatImm, FloorDiv, FloorMod, IntImm, Max,
-    Min, Mod, Mul, Or, PrimExpr, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    CmpOpNode,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Or,
+    PrimExpr,
+    Sub,
+    Var,
 )
 from ..functor import ExprMutator, substitute
 from .pattern import child_types, could_match
@@ -45,7 +65,7 @@ def is_int(e: PrimExpr) -> bool:
 class _Children(ExprMutator):
     """Rebuilds a node from simplified children, folding through ``tir.op``."""
 
-    def __init__(self, owner: "RewriteSimplifier") -> None:
+    def __init__(self, owner: RewriteSimplifier) -> None:
         self.owner = owner
 
     def visit_expr(self, e: PrimExpr) -> PrimExpr:

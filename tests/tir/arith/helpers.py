@@ -108,8 +108,7 @@ def struct_equal(a, b) -> bool:
 def assert_same(got, expected, source=None) -> None:
     """Fail with readable text unless ``got`` equals ``expected`` structurally."""
     if not isinstance(expected, tir.PrimExpr):
-        expected = tir.const(expected, got.dtype) if not isinstance(expected, bool) else (
-            tir.const(expected, got.dtype))
+        expected = tir.const(expected, got.dtype)
     where = f" (from {show(source)})" if source is not None else ""
     assert struct_equal(got, expected), f"got {show(got)}, expected {show(expected)}{where}"
 

@@ -61,7 +61,7 @@ comparisons = st.tuples(
     p[1], p[2]))
 
 # ARITH_EXAMPLES=5000 for a long local search; the default keeps the file at a few seconds.
-SETTINGS = settings(max_examples=int(os.environ.get("ARITH_EXAMPLES", 100)), deadline=None)
+SETTINGS = settings(max_examples=int(os.environ.get("ARITH_EXAMPLES", "100")), deadline=None)
 
 
 def _values(e):

@@ -47,7 +47,11 @@ from tir.function import IRModule, PrimFunc
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
 from .vectorize import (
-    REMARKS_ATTR, LoopVectorizer, VectorizeError, VectorizeRemark, VectorizeSkipper,
+    REMARKS_ATTR,
+    LoopVectorizer,
+    VectorizeError,
+    VectorizeRemark,
+    VectorizeSkipper,
     vectorize_remarks,
 )
 
@@ -92,6 +96,11 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
 
 
 __all__ = [
-    "VectorizeLoop", "VectorizeSkipper", "LoopVectorizer", "VectorizeError", "VectorizeRemark",
-    "vectorize_remarks", "vectorize_function",
+    "LoopVectorizer",
+    "VectorizeError",
+    "VectorizeLoop",
+    "VectorizeRemark",
+    "VectorizeSkipper",
+    "vectorize_function",
+    "vectorize_remarks",
 ]

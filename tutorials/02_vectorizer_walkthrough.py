@@ -103,9 +103,8 @@ def show_a_scalarized_loop() -> None:
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer("float32", name="A")
-    with ib.for_range(0, LANES, kind="vectorize", name="j") as j:
-        with ib.if_scope(j < n):
-            A[j] = A[j] * tir.const(2, "float32")
+    with ib.for_range(0, LANES, kind="vectorize", name="j") as j, ib.if_scope(j < n):
+        A[j] = A[j] * tir.const(2, "float32")
     mod = tir.IRModule.from_expr(tir.PrimFunc([A, n], ib.get()))
 
     print("=== a loop the vectorizer must scalarize (remarks printed by the pass) ===")

@@ -28,9 +28,8 @@ def test_vectorize_loop():
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer(F32, name="A")
-    with ib.for_range(0, n, name="i"):
-        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
-            A[j] = tir.const(1, F32)
+    with ib.for_range(0, n, name="i"), ib.for_range(0, 4, kind="vectorize", name="j") as j:
+        A[j] = tir.const(1, F32)
     before = tir.PrimFunc([A, n], ib.get())
     assert isinstance(before.body.body, For)
 
@@ -45,9 +44,8 @@ def test_vector_add_walkthrough():
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer(F32, name="A")
-    with ib.for_range(0, n, name="i") as i:
-        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
-            A[i * 4 + j] += tir.const(1, F32)
+    with ib.for_range(0, n, name="i") as i, ib.for_range(0, 4, kind="vectorize", name="j") as j:
+        A[i * 4 + j] += tir.const(1, F32)
     after = vectorize(tir.PrimFunc([A, n], ib.get()))
 
     a, i = A.asbuffer(), tir.var("i")
@@ -62,9 +60,8 @@ def test_vectorize_vector_buffer():
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer("float32x4", name="A")
-    with ib.for_range(0, n, name="i"):
-        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
-            A[j] = tir.const(1, "float32x4")
+    with ib.for_range(0, n, name="i"), ib.for_range(0, 4, kind="vectorize", name="j") as j:
+        A[j] = tir.const(1, "float32x4")
     after = vectorize(tir.PrimFunc([A, n], ib.get()))
 
     i = tir.var("i")
@@ -80,9 +77,8 @@ def test_vectorize_with_if():
     with ib.for_range(0, 4, kind="vectorize", name="i") as i:
         with ib.if_scope(x < n):
             A[i] = A[i] + tir.const(1, F32)
-        with ib.else_scope():
-            with ib.if_scope(i < n):
-                A[i] = tir.const(2, F32)
+        with ib.else_scope(), ib.if_scope(i < n):
+            A[i] = tir.const(2, F32)
     after = vectorize(tir.PrimFunc([A, n, x], ib.get()))
 
     a, i_s = A.asbuffer(), tir.var("i_s")
@@ -136,9 +132,8 @@ def test_vectorize_with_le_ge_cond(compare):
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer(F32, name="A")
-    with ib.for_range(0, 4, kind="vectorize", name="i") as i:
-        with ib.if_scope(compare(i, n)):
-            A[i] = A[i] + tir.const(1, F32)
+    with ib.for_range(0, 4, kind="vectorize", name="i") as i, ib.if_scope(compare(i, n)):
+        A[i] = A[i] + tir.const(1, F32)
     after = vectorize(tir.PrimFunc([A, n], ib.get()))
 
     assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
@@ -163,9 +158,8 @@ def test_vectorize_if_then_else_vector():
     n = tir.var("n")
     ib = ir_builder.create()
     A = ib.pointer(F32, name="A")
-    with ib.for_range(0, n, name="i") as i:
-        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
-            A[i * 4 + j] = tir.if_then_else(i > 0, A[i * 4 + j], tir.const(0, F32))
+    with ib.for_range(0, n, name="i") as i, ib.for_range(0, 4, kind="vectorize", name="j") as j:
+        A[i * 4 + j] = tir.if_then_else(i > 0, A[i * 4 + j], tir.const(0, F32))
     after = vectorize(tir.PrimFunc([A, n], ib.get()))
 
     a, i = A.asbuffer(), tir.var("i")
@@ -178,9 +172,8 @@ def test_vectorize_if_then_else_vector():
 def test_vectorize_let_if_then_else():
     result = tir.var("result")
     ib = ir_builder.create()
-    with ib.for_range(0, 4, kind="vectorize", name="i") as i:
-        with ib.if_scope(i < 2):
-            ib.emit(LetStmt(result, tir.if_then_else(i < 1, 1, 2), tir.Evaluate(0)))
+    with ib.for_range(0, 4, kind="vectorize", name="i") as i, ib.if_scope(i < 2):
+        ib.emit(LetStmt(result, tir.if_then_else(i < 1, 1, 2), tir.Evaluate(0)))
     after = vectorize(tir.PrimFunc([], ib.get()))
 
     i_s = tir.var("i_s")
@@ -200,10 +193,9 @@ def test_vectorize_while_fail():
     i[0] = 0
     with ib.for_range(0, n, name="j") as j:
         c[j] = tir.const(0, F32)
-    with ib.for_range(0, n, kind="vectorize", name="j") as j:
-        with ib.while_loop(i[0] < num_iter):
-            c[j] += a[j] + b[j]
-            i[0] += 1
+    with ib.for_range(0, n, kind="vectorize", name="j") as j, ib.while_loop(i[0] < num_iter):
+        c[j] += a[j] + b[j]
+        i[0] += 1
     func = tir.PrimFunc([A, B, C], ib.get())
     with pytest.raises(transform.VectorizeError,
                        match="loop j: while loop inside a vectorized loop is not supported"):

@@ -3,20 +3,26 @@ inner_lane); checked structurally and on the NumPy evaluator."""
 
 import numpy as np
 import pytest
+from vectorize_eval import assert_same_result
 
 import tir
 import transform
 from tir.expr import Broadcast, BufferLoad, Ramp, Shuffle
 from tir.stmt import (
-    Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt,
+    Allocate,
+    BufferStore,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
 )
-from vectorize_eval import assert_same_result
 
 F32 = "float32"
 A = tir.decl_buffer((128,), F32, name="A")
 B = tir.decl_buffer((128,), F32, name="B")
 C = tir.decl_buffer((16,), F32, name="C")
-I = tir.decl_buffer((128,), "int32", name="I")  # noqa: E741
+I = tir.decl_buffer((128,), "int32", name="I")
 i, j, k, n = tir.var("i"), tir.var("j"), tir.var("k"), tir.var("n")
 PARAMS = [A, B, C, I, n]
 VEC = ForKind.VECTORIZED

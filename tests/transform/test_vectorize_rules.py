@@ -3,20 +3,28 @@ same result as the serial loop on the NumPy evaluator."""
 
 import numpy as np
 import pytest
+from vectorize_eval import assert_same_result
 
 import tir
 import transform
 from tir.expr import Broadcast, BufferLoad, Call, Cast, Let, Ramp, Shuffle
 from tir.stmt import (
-    Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt,
+    Allocate,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    SeqStmt,
 )
 from transform.vectorize import ExprVectorizer
-from vectorize_eval import assert_same_result
 
 F32 = "float32"
 A = tir.decl_buffer((64,), F32, name="A")
 B = tir.decl_buffer((64,), F32, name="B")
-I = tir.decl_buffer((64,), "int32", name="I")  # noqa: E741
+I = tir.decl_buffer((64,), "int32", name="I")
 M = tir.decl_buffer((64,), "bool", name="M")
 j, n, x = tir.var("j"), tir.var("n"), tir.var("x")
 R = Ramp(0, 1, 4)
@@ -207,7 +215,7 @@ def test_allocate_gets_one_private_copy_per_lane():
     after = check(body)
     alloc = after.body
     assert isinstance(alloc, Allocate) and alloc.extents[0].value == 8
-    first, second, third = alloc.body.seq
+    first, second, _ = alloc.body.seq
     tir.assert_structural_equal(first.indices[0], R)
     tir.assert_structural_equal(second.indices[0], Ramp(4, 1, 4))
     assert first.buffer.shape[0].value == 8 and first.buffer.data is data

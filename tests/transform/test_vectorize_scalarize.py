@@ -2,20 +2,28 @@
 
 import numpy as np
 import pytest
+from vectorize_eval import assert_same_result
 
 import tir
 import transform
 from tir.expr import BufferLoad, Ramp
 from tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    BufferStore,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
     SeqStmt,
 )
 from transform.vectorize import VectorizeRemark
-from vectorize_eval import assert_same_result
 
 F32 = "float32"
 A = tir.decl_buffer((64,), F32, name="A")
-I = tir.decl_buffer((64,), "int32", name="I")  # noqa: E741
+I = tir.decl_buffer((64,), "int32", name="I")
 G = tir.decl_buffer((4, 8), "int32", name="G")
 j, n = tir.var("j"), tir.var("n")
 PARAMS = [A, I, G, n]
@@ -61,11 +69,11 @@ REASONS = {
     "inner-extent": (lambda: For(k, 0, j + 1, ForKind.SERIAL, BufferStore(I, k, [j * 4 + k])),
                      "the range of inner loop k depends on j"),
     "uniform-index": (lambda: BufferStore(I, j * 3, [0]),
-                      "the index of the store to I does not depend on j but the stored value "
-                      "does"),
+                      ("the index of the store to I does not depend on j but the stored value "
+                       "does")),
     "reads-itself": (lambda: BufferStore(I, I[0] + 1, [0]),
-                     "the store to I does not depend on j and reads I, so it must run once "
-                     "per iteration"),
+                     ("the store to I does not depend on j and reads I, so it must run once "
+                      "per iteration")),
     "same-element": (lambda: BufferStore(I, I[0] + j, [tir.floordiv(j, 8)]),
                      "every iteration stores to the same element of I and reads I"),
     "non-last-dim": (lambda: BufferStore(G, 1, [j, 0]),

@@ -10,7 +10,12 @@
 
 from .loop_vectorizer import LoopVectorizer
 from .remarks import (
-    PARTIAL, REMARKS_ATTR, SCALARIZED, VECTORIZED, VectorizeError, VectorizeRemark,
+    PARTIAL,
+    REMARKS_ATTR,
+    SCALARIZED,
+    VECTORIZED,
+    VectorizeError,
+    VectorizeRemark,
     vectorize_remarks,
 )
 from .skipper import VectorizeSkipper
@@ -18,7 +23,16 @@ from .vectorize_stmt import Vectorizer
 from .vectorizer import ExprVectorizer, NeedScalarize
 
 __all__ = [
-    "LoopVectorizer", "Vectorizer", "ExprVectorizer", "NeedScalarize", "VectorizeSkipper",
-    "VectorizeError", "VectorizeRemark", "vectorize_remarks", "REMARKS_ATTR", "VECTORIZED",
-    "PARTIAL", "SCALARIZED",
+    "PARTIAL",
+    "REMARKS_ATTR",
+    "SCALARIZED",
+    "VECTORIZED",
+    "ExprVectorizer",
+    "LoopVectorizer",
+    "NeedScalarize",
+    "VectorizeError",
+    "VectorizeRemark",
+    "VectorizeSkipper",
+    "Vectorizer",
+    "vectorize_remarks",
 ]

@@ -54,7 +54,7 @@ def vectorize_remarks(mod_or_func: Any) -> list[VectorizeRemark]:
         return list(mod_or_func.attrs.get(REMARKS_ATTR, ()))
     if isinstance(mod_or_func, IRModule):
         out: list[VectorizeRemark] = []
-        for _name, func in mod_or_func.functions.items():
+        for func in mod_or_func.functions.values():
             out.extend(func.attrs.get(REMARKS_ATTR, ()))
         return out
     raise TypeError(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tir.node import replace
 from tir.functor import StmtMutator
+from tir.node import replace
 from tir.stmt import For, ForKind, Stmt
 
 

@@ -22,7 +22,15 @@ from tir.functor import StmtExprMutator, post_order_visit, substitute
 from tir.node import replace
 from tir.range import Range
 from tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt, Stmt,
+    Allocate,
+    AssertStmt,
+    AttrStmt,
+    BufferStore,
+    For,
+    ForKind,
+    IfThenElse,
+    LetStmt,
+    Stmt,
     While,
 )
 

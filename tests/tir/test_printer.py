@@ -363,3 +363,14 @@ def test_unknown_statement_prints_its_body_as_a_block():
             T.evaluate(0)
         T.Barrier(scope="shared")
     """)
+
+
+def test_thread_binding_loop_and_size_var():
+    tx = tir.Var("threadIdx.x")
+    n = tir.SizeVar("n")
+    loop = tir.For(tx, 0, n, ForKind.THREAD_BINDING, tir.Evaluate(tx),
+                   thread_binding="threadIdx.x")
+    assert str(loop) == golden("""
+        for threadIdx_x in T.thread_binding(n, thread="threadIdx.x"):
+            T.evaluate(threadIdx_x)
+    """)

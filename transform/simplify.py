@@ -3,9 +3,10 @@
 The walk tells a ``tir.arith.Analyzer`` what holds where: the range of each
 loop variable (plus ``var < min + extent`` when the extent is symbolic, which
 constant bounds cannot express), the condition of an ``if`` inside its
-then-branch (and its negation in the else-branch), the bounds of a
-``LetStmt`` value. Each expression is simplified under those facts, and
-statements whose fate is then known are resolved:
+then-branch (and its negation in the else-branch), the condition of an
+``AssertStmt`` in its body, the bounds of a ``LetStmt`` value. Each
+expression is simplified under those facts, and statements whose fate is
+then known are resolved:
 
 - ``if c`` with ``c`` provably true (false) becomes its then (else) branch;
 - a ``For`` whose extent is provably at most 0 and a ``While`` whose
@@ -30,7 +31,7 @@ from tir.expr import Call, IntImm, PrimExpr, Var
 from tir.functor import StmtExprMutator, substitute
 from tir.node import replace
 from tir.range import Range
-from tir.stmt import Evaluate, For, IfThenElse, LetStmt, Stmt, While
+from tir.stmt import AssertStmt, Evaluate, For, IfThenElse, LetStmt, Stmt, While
 
 from .pass_base import PrimFuncPass, prim_func_pass
 
@@ -104,6 +105,14 @@ class StmtSimplifier(StmtExprMutator):
         if cond is stmt.condition and then_case is stmt.then_case and else_case is stmt.else_case:
             return stmt
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
+
+    def visit_assert_stmt(self, stmt: AssertStmt) -> Stmt:
+        cond = self.visit_expr(stmt.condition)
+        with self.analyzer.constraint_scope(cond):  # the body runs only if the check passed
+            body = self.visit_stmt(stmt.body)
+        if cond is stmt.condition and body is stmt.body:
+            return stmt
+        return replace(stmt, condition=cond, body=body)
 
     def visit_while(self, stmt: While) -> Stmt:
         cond = self.visit_expr(stmt.condition)

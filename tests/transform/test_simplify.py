@@ -104,6 +104,14 @@ def test_facts_do_not_leak_out_of_a_branch():
     tir.assert_structural_equal(out, _loop(i, n, stmt))
 
 
+def test_assert_condition_holds_in_its_body():
+    i = tir.Var("i", "int32")
+    body = tir.AssertStmt(n >= 4, "n too small", _loop(i, 4, IfThenElse(i < n, _store(i))))
+    out = _run(body)
+    expected = tir.AssertStmt(n >= 4, "n too small", _loop(i, 4, _store(i)))
+    tir.assert_structural_equal(out.body, expected.body)
+
+
 def test_zero_extent_loop_is_dropped():
     i = tir.Var("i", "int32")
     body = SeqStmt([_loop(i, tir.Sub(n, n), _store(i)), _store(n)])

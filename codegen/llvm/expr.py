@@ -179,12 +179,36 @@ class ExprCodegen:
         if s.is_bool:
             return self.builder.uitofp(value, ty) if d.is_float else self.builder.zext(value, ty)
         if s.is_float and d.is_float:
+            if s.bits == 64 and d.bits == 16:
+                value = self._to_float_round_to_odd(value)
+                return self.builder.fptrunc(value, ty)
             return self._resize(value, ty, s.bits, d.bits, "fpext", "fptrunc")
         if s.is_float:
             return self.builder.fptosi(value, ty) if d.is_int else self.builder.fptoui(value, ty)
         if d.is_float:
             return self.builder.sitofp(value, ty) if s.is_int else self.builder.uitofp(value, ty)
         return self._resize(value, ty, s.bits, d.bits, "sext" if s.is_int else "zext", "trunc")
+
+    # double -> half goes through float. Rounding twice to nearest can be wrong, so the
+    # first step rounds to odd (truncate, then set the last bit if inexact), which makes
+    # the second rounding exact (float has 13 more mantissa bits than half). This also
+    # avoids the libcall __truncdfhf2, which the JIT cannot resolve.
+    #   %f = fptrunc double %d to float ; %back = fpext %f
+    #   %away = |%back| > |%d|          ; rounded away from zero: step back one ulp
+    #   %bits = bitcast %f - zext(%away) ; %odd = %bits | zext(%back != %d)
+    def _to_float_round_to_odd(self, value):
+        b = self.builder
+        ty = value.type
+        lanes = ty.count if isinstance(ty, ir.VectorType) else 0
+        f32 = ir.FloatType() if not lanes else ir.VectorType(ir.FloatType(), lanes)
+        i32 = I32 if not lanes else ir.VectorType(I32, lanes)
+        f = b.fptrunc(value, f32)
+        back = b.fpext(f, ty)
+        fabs = self.call_float_intrinsic
+        away = b.fcmp_ordered(">", fabs("llvm.fabs", [back]), fabs("llvm.fabs", [value]))
+        inexact = b.fcmp_ordered("!=", back, value)
+        bits = b.sub(b.bitcast(f, i32), b.zext(away, i32))
+        return b.bitcast(b.or_(bits, b.zext(inexact, i32)), f32)
 
     def _resize(self, value, ty, src_bits: int, dst_bits: int, widen: str, narrow: str):
         if src_bits == dst_bits:

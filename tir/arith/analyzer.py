@@ -19,17 +19,19 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..expr import Broadcast, IntImm, PrimExpr, Var
+from ..expr import GE, GT, LE, LT, Broadcast, IntImm, PrimExpr, Var
 from ..functor import deep_recursion
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
-from .constraints import add_constraint, conjuncts, prove_from_constraints
+from .constraints import add_constraint, as_nonpositive, conjuncts, prove_from_constraints
 from .facts import Facts, intersect
 from .intern import StructureIds
 from .modular_set import ModularSet, ModularSetAnalyzer
 from .pattern import same_expr
 from .rewrite_simplify import RewriteSimplifier
+
+_ORDERED = (LT, LE, GT, GE)
 
 #: How many rewrite/canonical rounds ``simplify`` runs at most.
 SIMPLIFY_ROUNDS = 2
@@ -90,11 +92,23 @@ class Analyzer:
         cond = _expr(cond, "can_prove")
         if not cond.dtype.startswith("bool"):
             raise TypeError(f"can_prove: condition must be bool, got {cond.dtype} ({cond})")
+        if self._quick_proof(cond):
+            return True
         simple = self.simplify(cond)
         if _is_true(simple):
             return True
         return self._known(simple) or self._all_parts(simple) or prove_from_constraints(
             self, simple)
+
+    def _quick_proof(self, cond: PrimExpr) -> bool:
+        """Settle each conjunct by the bound of ``a - b`` alone (the common, cheap case)."""
+        for part in conjuncts(cond):
+            if _is_true(part):
+                continue
+            diffs = as_nonpositive(part) if type(part) in _ORDERED else []
+            if not diffs or any(self.bound_analyzer.interval(d)[1] > 0 for d in diffs):
+                return False
+        return True
 
     def _all_parts(self, cond: PrimExpr) -> bool:
         parts = list(conjuncts(cond))

@@ -245,16 +245,22 @@ def benchmarks(n: int, m: int) -> list:
 # ---------------------------------------------------------------- timing
 
 
-def median_ms(fn: Callable, runs: int, warmup: int = 2) -> float:
-    """Median wall time of ``fn()`` over ``runs`` runs after ``warmup`` runs, in ms."""
+def interleaved_median_ms(fns: dict, runs: int, warmup: int = 2) -> dict:
+    """Median wall time in ms of each ``fns[name]()``, over ``runs`` rounds after ``warmup``.
+
+    Each round runs every function once, so that load from other processes on
+    the machine falls on all of them alike.
+    """
     for _ in range(warmup):
-        fn()
-    times = []
+        for fn in fns.values():
+            fn()
+    times: dict = {name: [] for name in fns}
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
 
 
 def import_seconds(repeats: int = 3) -> float:
@@ -286,7 +292,10 @@ def run_tvm(n: int, m: int, runs: int) -> dict:
 
 def measure(bench: Bench, runs: int, tvm: dict) -> dict:
     """Compile and time one benchmark against its peers."""
-    row = {"kernel": bench.name, "tirlite_ms": None, "tirlite_compile_ms": None, "error": None}
+    row = {"kernel": bench.name, "tirlite_compile_ms": None, "error": None}
+    fns = {"numpy": bench.numpy_fn}
+    if bench.numba_fn:
+        fns["numba"] = bench.numba_fn
     try:
         codegen.clear_cache()
         start = time.perf_counter()
@@ -294,12 +303,14 @@ def measure(bench: Bench, runs: int, tvm: dict) -> dict:
         row["tirlite_compile_ms"] = (time.perf_counter() - start) * 1e3
         entry(*bench.args)
         bench.check()
-        row["tirlite_ms"] = median_ms(lambda: entry(*bench.args), runs)
+        fns["tirlite"] = lambda: entry(*bench.args)
     except Exception as err:  # report the failure in the table, time the peers anyway
         row["error"] = f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"
+    times = interleaved_median_ms(fns, runs)
     row.update({
-        "numpy_ms": median_ms(bench.numpy_fn, runs),
-        "numba_ms": median_ms(bench.numba_fn, runs) if bench.numba_fn else None,
+        "tirlite_ms": times.get("tirlite"),
+        "numpy_ms": times["numpy"],
+        "numba_ms": times.get("numba"),
         "tvm_ms": tvm.get(bench.name, {}).get("ms"),
         "tvm_compile_ms": tvm.get(bench.name, {}).get("compile_ms"),
     })

@@ -2,16 +2,16 @@
 
 The ways: ``codegen.build`` (vectorized, default PassContext),
 ``codegen.build`` with ``tir.disable_vectorize``, the reference interpreter
-on the TIR as written, and the interpreter on the output of
-``VectorizeLoop`` (with buffer-level predication), which tells a vectorizer
-bug from a code generator bug. Each run gets fresh inputs from the same seed.
+on the TIR as written, and the interpreter on the output of the build
+pipeline (``codegen.lower``), by default and with buffer-level predication.
+The last two tell a pass bug from a code generator bug. Each run gets fresh
+inputs from the same seed.
 """
 
 import numpy as np
 import pytest
 
 import codegen
-import tir
 import transform
 from codegen.interpreter import build_interpreter
 
@@ -32,18 +32,21 @@ def _build_llvm_scalar(func):
         return codegen.build(func, target="llvm")
 
 
-def _interpret_vectorized(func):
-    config = {"tir.enable_buffer_level_predication": True}
-    with transform.PassContext(config=config):
-        mod = transform.VectorizeLoop()(tir.IRModule.from_expr(func))
-    return build_interpreter(mod)
+def _interpret_lowered(func):
+    return build_interpreter(codegen.lower(func))
+
+
+def _interpret_predicated(func):
+    with transform.PassContext(config={"tir.enable_buffer_level_predication": True}):
+        return build_interpreter(codegen.lower(func))
 
 
 WAYS = {
     "vectorized": _build_llvm,
     "scalar": _build_llvm_scalar,
     "interpreter": build_interpreter,
-    "vectorized_tir": _interpret_vectorized,
+    "lowered_tir": _interpret_lowered,
+    "predicated_tir": _interpret_predicated,
 }
 
 

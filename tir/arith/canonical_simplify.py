@@ -109,8 +109,9 @@ class _Order:
 
 
 def _is_scalar_int(e: PrimExpr) -> bool:
+    """Signed scalar integers get linear forms (unsigned ones would wrap below zero)."""
     t = dt.DataType(e.dtype)
-    return t.is_integer and not t.is_vector
+    return t.is_int and not t.is_vector
 
 
 def _pos_const(e: PrimExpr) -> int | None:

@@ -13,6 +13,7 @@ not reassociate (identical Select branches, constant conditions).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .. import dtype as dt
@@ -58,8 +59,17 @@ _BINARY_BUILDERS = {
 
 
 def is_int(e: PrimExpr) -> bool:
-    """Whether ``e`` (or each lane of it) is a signed or unsigned integer."""
-    return dt.DataType(dt.element_of(e.dtype)).is_integer
+    """Whether ``e`` (or each lane of it) is a signed integer.
+
+    Unsigned expressions only get constant folding: rules that move constants
+    across a comparison would need negative constants, which wrap.
+    """
+    return _signed(e.dtype)
+
+
+@functools.cache
+def _signed(dtype: str) -> bool:
+    return dt.DataType(dt.element_of(dtype)).is_int
 
 
 class _Children(ExprMutator):

@@ -237,3 +237,13 @@ def test_step_limit_stops_a_looping_rule_set():
         deep = deep + 1
     assert_same(a.simplify(deep), x + 300)
     assert rs.MAX_DEPTH < 100
+
+
+def test_unsigned_only_folds_constants():
+    u = tir.var("u", "uint32")
+    a = analyzer()
+    e = u + tir.const(1, "uint32") < tir.const(3, "uint32")
+    assert_same(a.simplify(e), e)      # no u < wrap(2 - ...) style constant moves
+    assert_same(a.simplify(tir.Add(tir.const(2, "uint32"), tir.const(3, "uint32"))),
+                tir.const(5, "uint32"))
+    assert a.can_prove(u >= tir.const(0, "uint32"))

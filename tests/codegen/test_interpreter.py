@@ -194,3 +194,56 @@ def test_module_interface():
         built["other"]
     with pytest.raises(TypeError, match="expected a PrimFunc or an IRModule"):
         build_interpreter("main")
+
+
+def test_vector_element_buffer_takes_a_lanes_dimension():
+    ib = tir.ir_builder.create()
+    A, B = ib.pointer("float32x4", name="A"), ib.pointer("float32x4", name="B")
+    with ib.for_range(0, 3, name="i") as i:
+        B[i] = A[i] * tir.Broadcast(tir.const(2.0), 4)
+    a, b = np.arange(12, dtype="float32").reshape(3, 4), np.zeros((3, 4), "float32")
+    build_interpreter(tir.PrimFunc([A, B], ib.get()))(a, b)
+    np.testing.assert_array_equal(b, a * 2)
+
+
+def test_scalable_vectors_use_the_chosen_vscale():
+    A = tir.decl_buffer((64,), "float32", "A")
+    lanes = 4 * tir.vscale()
+    store = tir.BufferStore(A, tir.Broadcast(tir.const(1.0), lanes), [tir.Ramp(i32(0), 1, lanes)])
+    a = np.zeros(64, "float32")
+    build_interpreter(tir.PrimFunc([A], store), vscale=2)(a)
+    assert a.sum() == 8
+
+
+def test_float16_and_bool_buffers():
+    H = tir.decl_buffer((2,), "float16", "H")
+    M = tir.decl_buffer((2,), "bool", "M")
+    body = tir.SeqStmt([
+        tir.BufferStore(H, H[1] * tir.const(3.0, "float16"), [0]),
+        tir.BufferStore(M, tir.Not(M[1]), [0]),
+    ])
+    h, m = np.array([0, 1.5], "float16"), np.array([False, False])
+    build_interpreter(tir.PrimFunc([H, M], body))(h, m)
+    assert h[0] == np.float16(4.5) and m.tolist() == [True, False]
+
+
+def test_poisoned_allocation_exposes_uninitialised_reads():
+    ib = tir.ir_builder.create()
+    out = ib.pointer("float32", name="out")
+    tmp = ib.allocate("float32", (2,), name="tmp")
+    out[0] = tmp[1]
+    func = tir.PrimFunc([out], ib.get())
+    result = np.ones(1, "float32")
+    build_interpreter(func)(result)
+    assert result[0] == 0
+    build_interpreter(func, poison_allocations=True)(result)
+    assert np.isnan(result[0])
+
+
+def test_unknown_call_and_integer_division_by_zero():
+    x = tir.var("x")
+    with pytest.raises(ValueError, match="cannot evaluate a call of 'tir.call_extern'"):
+        run_expr(tir.call_extern("int32", "foo", x), (x, 1))
+    y = tir.var("y")
+    with pytest.raises(ZeroDivisionError, match="integer division by zero"):
+        run_expr(tir.floordiv(x, y), (x, 1), (y, 0))

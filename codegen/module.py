@@ -229,12 +229,28 @@ def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, st
     from .llvm import machine
     from .llvm.parallel import LAUNCHER_SYMBOL
 
+    _check_externals(llvm_module)
     engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(target))
     engine.finalize_object()
     if _has_global(llvm_module, LAUNCHER_SYMBOL):
         parallel.install(engine.get_global_value_address(LAUNCHER_SYMBOL))
     return Module(target, funcs, symbols, messages, engine.get_function_address, llvm_ir,
                   keepalive=engine)
+
+
+def _check_externals(llvm_module: Any) -> None:
+    """Fail at build time, not with a jump to address 0, when an extern is missing."""
+    import llvmlite.binding as llvm
+
+    process = ctypes.CDLL(None)
+    for fn in llvm_module.functions:
+        if not fn.is_declaration or fn.name.startswith("llvm."):
+            continue
+        if not llvm.address_of_symbol(fn.name) and not hasattr(process, fn.name):
+            raise ValueError(
+                f"build: the external function {fn.name!r} is not defined in this process; "
+                "load a library defining it (llvmlite.binding.load_library_permanently)"
+            )
 
 
 def _has_global(llvm_module: Any, name: str) -> bool:

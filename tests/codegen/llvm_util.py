@@ -20,13 +20,31 @@ def elementwise(fn: Callable, in_dtypes: list[str], out_dtype: str, n: int = 16,
 
     With ``lanes > 1`` the index is a ``Ramp`` built by hand (no vectorizer involved).
     """
+    return multi([fn], in_dtypes, [out_dtype], n, lanes)
+
+
+def multi(fns: list[Callable], in_dtypes: list[str], out_dtypes: list[str], n: int = 16,
+          lanes: int = 1) -> tir.PrimFunc:
+    """``C<k>[i] = fns[k](A0[i], ...)`` for each k: many checks from one build."""
     ins = [tir.decl_buffer((n,), d, name=f"A{k}") for k, d in enumerate(in_dtypes)]
-    out = tir.decl_buffer((n,), out_dtype, name="C")
+    outs = [tir.decl_buffer((n,), d, name=f"C{k}") for k, d in enumerate(out_dtypes)]
     i = tir.Var("i", "int32")
     index = i * lanes if lanes == 1 else tir.Ramp(i * lanes, 1, lanes)
-    value = fn(*[tir.BufferLoad(b, [index]) for b in ins])
-    body = tir.For(i, 0, n // lanes, tir.ForKind.SERIAL, tir.BufferStore(out, value, [index]))
-    return tir.PrimFunc(ins + [out], body)
+    loads = [tir.BufferLoad(b, [index]) for b in ins]
+    stores = [tir.BufferStore(out, fn(*loads), [index]) for fn, out in zip(fns, outs)]
+    body = tir.For(i, 0, n // lanes, tir.ForKind.SERIAL, tir.SeqStmt.flatten(stores))
+    return tir.PrimFunc(ins + outs, body)
+
+
+def run_multi(func: tir.PrimFunc, inputs: list, out_dtypes: list[str],
+              simplify: bool = True) -> list[np.ndarray]:
+    """Build and run a ``multi`` kernel; returns its outputs."""
+    n = inputs[0].shape[0]
+    outs = [np.zeros(n, dtype=d) for d in out_dtypes]
+    disabled = [] if simplify else ["tir.Simplify"]
+    with transform.PassContext(disabled_pass=disabled):
+        codegen.build(func)(*inputs, *outs)
+    return outs
 
 
 def run(func: tir.PrimFunc, *inputs: np.ndarray, out_dtype: str | None = None,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tir
-from llvm_util import FLOATS, INTS, elementwise, run, sample
+from llvm_util import FLOATS, INTS, elementwise, multi, run, run_multi, sample
 
 LANES = [1, 4, 8]
 
@@ -27,13 +27,14 @@ ARITH = {
 
 @pytest.mark.parametrize("dtype", INTS + FLOATS)
 @pytest.mark.parametrize("lanes", LANES)
-@pytest.mark.parametrize("op", list(ARITH))
-def test_arith(dtype, lanes, op):
-    node, ref = ARITH[op]
+def test_arith(dtype, lanes):
     a, b = sample(dtype, seed=1), sample(dtype, seed=2)
-    out = run(elementwise(node, [dtype, dtype], dtype, lanes=lanes), a, b)
-    with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(out, ref(a, b))
+    nodes = [node for node, _ in ARITH.values()]
+    outs = run_multi(multi(nodes, [dtype, dtype], [dtype] * len(nodes), lanes=lanes), [a, b],
+                     [dtype] * len(nodes))
+    for (name, (_, ref)), out in zip(ARITH.items(), outs):
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(out, ref(a, b), err_msg=name)
 
 
 @pytest.mark.parametrize("dtype", INTS)
@@ -46,8 +47,9 @@ def test_integer_division_kinds(dtype, lanes):
         tir.FloorDiv: a // b,
         tir.FloorMod: a % b,
     }
-    for node, expected in cases.items():
-        out = run(elementwise(node, [dtype, dtype], dtype, lanes=lanes), a, b)
+    outs = run_multi(multi(list(cases), [dtype, dtype], [dtype] * 4, lanes=lanes), [a, b],
+                     [dtype] * 4)
+    for (node, expected), out in zip(cases.items(), outs):
         np.testing.assert_array_equal(out, expected, err_msg=node.__name__)
 
 
@@ -61,8 +63,9 @@ def test_float_division_kinds(dtype, lanes):
         tir.FloorMod: a - b * np.floor(a / b),
         tir.Mod: np.fmod(a, b),
     }
-    for node, expected in cases.items():
-        out = run(elementwise(node, [dtype, dtype], dtype, lanes=lanes), a, b)
+    outs = run_multi(multi(list(cases), [dtype, dtype], [dtype] * 4, lanes=lanes), [a, b],
+                     [dtype] * 4)
+    for (node, expected), out in zip(cases.items(), outs):
         np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5, err_msg=node.__name__)
 
 
@@ -75,10 +78,10 @@ CMPS = {tir.EQ: np.equal, tir.NE: np.not_equal, tir.LT: np.less, tir.LE: np.less
 def test_comparisons(dtype, lanes):
     a, b = sample(dtype, seed=7, lo=-3, hi=3), sample(dtype, seed=8, lo=-3, hi=3)
     b[:4] = a[:4]  # some equal pairs
-    for node, ref in CMPS.items():
-        # Simplify is left out: it folds unsigned `x < y` to False (an analyzer bug).
-        out = run(elementwise(node, [dtype, dtype], "bool", lanes=lanes), a, b, out_dtype=bool,
-                  simplify=False)
+    # Simplify is left out: it folds unsigned `x < y` to False (an analyzer bug).
+    func = multi(list(CMPS), [dtype, dtype], ["bool"] * len(CMPS), lanes=lanes)
+    outs = run_multi(func, [a, b], ["bool"] * len(CMPS), simplify=False)
+    for (node, ref), out in zip(CMPS.items(), outs):
         np.testing.assert_array_equal(out, ref(a, b), err_msg=node.__name__)
 
 
@@ -115,16 +118,19 @@ CAST_DTYPES = INTS + FLOATS + ["bool", "float16"]
 
 
 @pytest.mark.parametrize("src", CAST_DTYPES)
-@pytest.mark.parametrize("dst", CAST_DTYPES)
-def test_cast(src, dst):
-    a = sample(src, seed=9, lo=0 if dst.startswith("uint") or src.startswith("uint") else -60,
-               hi=60)
-    lanes = 4
-    func = elementwise(lambda x: tir.Cast(dst if lanes == 1 else f"{dst}x{lanes}", x), [src], dst,
-                       lanes=lanes)
-    out = run(func, a, out_dtype=dst)
-    expected = (a != 0) if dst == "bool" else a.astype(dst)
-    np.testing.assert_array_equal(out, expected)
+@pytest.mark.parametrize("lanes", [1, 4])
+def test_cast(src, lanes):
+    """``src`` cast to every dtype (values in the range of all of them)."""
+    a = sample(src, seed=9, lo=0, hi=60) if lanes == 1 else sample(src, seed=9, lo=-60, hi=60)
+    dsts = [d for d in CAST_DTYPES if lanes == 1 or not d.startswith("uint")]
+    if src.startswith("uint") or src == "bool":
+        dsts = CAST_DTYPES
+    suffix = "" if lanes == 1 else f"x{lanes}"
+    fns = [lambda x, d=d: tir.Cast(d + suffix, x) for d in dsts]
+    outs = run_multi(multi(fns, [src], dsts, lanes=lanes), [a], dsts)
+    for dst, out in zip(dsts, outs):
+        expected = (a != 0) if dst == "bool" else a.astype(dst)
+        np.testing.assert_array_equal(out, expected, err_msg=f"{src} -> {dst}")
 
 
 def test_float64_to_float16_rounds_once():

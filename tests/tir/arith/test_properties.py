@@ -133,3 +133,19 @@ def test_vector_simplify_preserves_lanes(e, stride):
         got, want = evaluate(out, env), evaluate(v, env)
         assert got == want, f"{show(v)} -> {show(out)} at {env}"
         assert all(bound.min_value <= w <= bound.max_value for w in want)
+
+
+@SETTINGS
+@given(comparisons, comparisons)
+def test_can_prove_under_a_constraint_is_sound(assumption, goal):
+    a = analyzer()
+    holds = [env for env in ASSIGNMENTS if evaluate(assumption, env)]
+    with a.constraint_scope(assumption):
+        proved = a.can_prove(goal)
+        simplified = a.simplify(goal)
+    if proved:
+        assert all(evaluate(goal, env) for env in holds), (
+            f"proved {show(goal)} under {show(assumption)}")
+    for env in holds:
+        assert evaluate(simplified, env) == evaluate(goal, env), (
+            f"{show(goal)} -> {show(simplified)} under {show(assumption)} at {env}")

@@ -96,13 +96,8 @@ def show(e) -> str:
 
 
 def struct_equal(a, b) -> bool:
-    """Structural equality: tir.structural_equal when it exists, else the arith helper."""
-    fn = getattr(tir, "structural_equal", None)
-    if fn is not None:
-        return fn(a, b)
-    from tir.arith.pattern import same_expr
-
-    return same_expr(a, b)
+    """Structural equality (``tir.structural_equal``)."""
+    return tir.structural_equal(a, b)
 
 
 def assert_same(got, expected, source=None) -> None:

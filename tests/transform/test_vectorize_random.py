@@ -1,5 +1,10 @@
 """Random programs: whatever the vectorizer does with them (vectorize, merge, scalarize),
-the result must compute what the serial loops compute."""
+the result must compute what the serial loops compute.
+
+A vectorized loop promises that its iterations do not depend on each other, so the programs
+keep that promise: I is only read, and each iteration of the vectorized loops writes its own
+region of O and F (or a shared element, with a value that does not depend on those loops).
+"""
 
 import numpy as np
 from hypothesis import given, settings
@@ -11,8 +16,8 @@ import transform
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
 I = tir.decl_buffer((64,), "int32", name="I")
-O = tir.decl_buffer((64,), "int32", name="O")
-F = tir.decl_buffer((64,), "float32", name="F")
+O = tir.decl_buffer((256,), "int32", name="O")
+F = tir.decl_buffer((256,), "float32", name="F")
 n = tir.var("n")
 i, j, k = tir.var("i"), tir.var("j"), tir.var("k")
 
@@ -60,33 +65,42 @@ def conditions(draw, scope):
     return cond
 
 
+def _region(lo, e):
+    """An element of the region of O / F that belongs to iteration (i, j) alone."""
+    return (i * 8 + (j - lo)) * 8 + tir.floormod(e, 8)
+
+
 @st.composite
-def stmts(draw, scope, depth=2):
-    kind = draw(st.sampled_from(["store", "store", "fstore", "if", "seq", "let", "loop"]
-                                if depth else ["store", "fstore"]))
+def stmts(draw, scope, lo, depth=2):
+    kinds = ["store", "store", "fstore", "shared"]
+    kind = draw(st.sampled_from(kinds + ["if", "seq", "let", "loop"] if depth else kinds))
     if kind == "store":
         index, value = draw(int_exprs(scope, 2)), draw(int_exprs(scope))
-        return BufferStore(O, value, [_index(index)])
+        return BufferStore(O, value, [_region(lo, index)])
+    if kind == "shared":  # every iteration writes the same element, with the same value
+        uniform = [v for v in scope if v is k or v is n]
+        index, value = draw(int_exprs(uniform, 1)), draw(int_exprs(uniform, 2))
+        return BufferStore(O, value, [200 + tir.floormod(index, 8)])
     if kind == "fstore":
         value = tir.exp(tir.Cast("float32", draw(int_exprs(scope, 2))) * tir.const(0.1, "float32"))
-        return BufferStore(F, value, [_index(draw(int_exprs(scope, 1)))])
+        return BufferStore(F, value, [_region(lo, draw(int_exprs(scope, 1)))])
     if kind == "if":
-        else_case = draw(st.none() | stmts(scope, depth - 1))
-        return IfThenElse(draw(conditions(scope)), draw(stmts(scope, depth - 1)), else_case)
+        else_case = draw(st.none() | stmts(scope, lo, depth - 1))
+        return IfThenElse(draw(conditions(scope)), draw(stmts(scope, lo, depth - 1)), else_case)
     if kind == "seq":
-        return SeqStmt([draw(stmts(scope, depth - 1)), draw(stmts(scope, depth - 1))])
+        return SeqStmt([draw(stmts(scope, lo, depth - 1)), draw(stmts(scope, lo, depth - 1))])
     if kind == "let":
         v = tir.var("w")
-        return LetStmt(v, draw(int_exprs(scope, 2)), draw(stmts([*scope, v], depth - 1)))
+        return LetStmt(v, draw(int_exprs(scope, 2)), draw(stmts([*scope, v], lo, depth - 1)))
     extent = draw(st.sampled_from([tir.const(3), tir.floormod(j, 3) + 1]))
-    return For(k, 0, extent, ForKind.SERIAL, draw(stmts([*scope, k], depth - 1)))
+    return For(k, 0, extent, ForKind.SERIAL, draw(stmts([*scope, k], lo, depth - 1)))
 
 
 @st.composite
 def programs(draw):
     lanes = draw(st.sampled_from([2, 4, 8]))
     lo = draw(st.sampled_from([0, 0, 3, n]))
-    body = For(j, lo, lanes, ForKind.VECTORIZED, draw(stmts([i, j, n])))
+    body = For(j, lo, lanes, ForKind.VECTORIZED, draw(stmts([i, j, n], lo)))
     if draw(st.booleans()):  # nested: i vectorized too
         body = For(i, 0, draw(st.sampled_from([2, 3])), ForKind.VECTORIZED, body)
     else:
@@ -94,11 +108,11 @@ def programs(draw):
     return tir.PrimFunc([I, O, F, n], body)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(programs())
 def test_vectorized_program_computes_what_the_serial_one_does(func):
     after = transform.VectorizeLoop()(tir.IRModule.from_expr(func))["main"]
     rng = np.random.default_rng(0)
-    arrays = {"I": rng.integers(-9, 9, 64), "O": np.zeros(64, np.int32),
-              "F": np.zeros(64, np.float32)}
+    arrays = {"I": rng.integers(-9, 9, 64), "O": np.zeros(256, np.int32),
+              "F": np.zeros(256, np.float32)}
     assert_same_result(func, after, arrays, {"n": 5})

@@ -88,6 +88,7 @@ class Vectorizer(ExprVectorizer):
     # ------------------------------------------------------------ stores and evaluation
 
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
+        """A store whose last index became a vector stores that many lanes."""
         indices = [self.visit_expr(i) for i in node.indices]
         value = self.visit_expr(node.value)
         pred = None if node.predicate is None else self.visit_expr(node.predicate)
@@ -132,6 +133,7 @@ class Vectorizer(ExprVectorizer):
     # ------------------------------------------------------------ control flow
 
     def visit_if_then_else(self, node: IfThenElse) -> Stmt:
+        """An if with a uniform condition is kept; one that depends on the var scalarizes."""
         cond = self.visit_expr(node.condition)
         if self.widened(cond, node.condition):
             # (the place for predicated stores, once tails are predicated)
@@ -143,6 +145,7 @@ class Vectorizer(ExprVectorizer):
         return IfThenElse(cond, then_case, else_case)
 
     def visit_for(self, node: For) -> Stmt:
+        """An inner loop with a uniform range is kept (its body vectorized); else scalarize."""
         lo, extent = self.visit_expr(node.min), self.visit_expr(node.extent)
         if self.widened(lo, node.min) or self.widened(extent, node.extent):
             raise NeedScalarize(
@@ -155,11 +158,13 @@ class Vectorizer(ExprVectorizer):
         return replace(node, min=lo, extent=extent, body=body)
 
     def visit_while(self, node: While) -> Stmt:
+        """A while loop cannot be vectorized or scalarized safely: an error."""
         raise VectorizeError(self.var.name, "while loop inside a vectorized loop is not supported")
 
     # ------------------------------------------------------------ bindings and scopes
 
     def visit_let_stmt(self, node: LetStmt) -> Stmt:
+        """A let whose value became a vector binds a new vector var of that dtype."""
         value = self.visit_expr(node.value)
         var = node.var
         if self.widened(value, node.value):
@@ -191,6 +196,7 @@ class Vectorizer(ExprVectorizer):
         return replace(node, extents=extents, condition=cond, body=body)
 
     def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
+        """An attribute with a uniform value is kept; else scalarize."""
         value = self.visit_expr(node.value)
         if self.widened(value, node.value):
             raise NeedScalarize(f"the value of attribute {node.attr_key!r} depends on "
@@ -201,6 +207,7 @@ class Vectorizer(ExprVectorizer):
         return replace(node, value=value, body=body)
 
     def visit_assert_stmt(self, node: AssertStmt) -> Stmt:
+        """An assert with a uniform condition is kept; else scalarize."""
         cond = self.visit_expr(node.condition)
         if self.widened(cond, node.condition):
             raise NeedScalarize(f"assert condition depends on {self.var.name}")

@@ -105,17 +105,21 @@ class ExprVectorizer(StmtExprMutator):
     # ------------------------------------------------------------ leaves
 
     def visit_var(self, node: Var) -> PrimExpr:
+        """The loop var is Ramp(min, 1, lanes); a let var with a vector value is its vector var."""
         if node is self.var:
             return self.ramp
         return self.let_map.get(id(node), node)
 
     def visit_int_imm(self, node: IntImm) -> PrimExpr:
+        """Constants do not depend on the loop var (broadcast where they meet vectors)."""
         return node
 
     def visit_float_imm(self, node: FloatImm) -> PrimExpr:
+        """Constants do not depend on the loop var (broadcast where they meet vectors)."""
         return node
 
     def visit_string_imm(self, node: StringImm) -> PrimExpr:
+        """Strings (extern names) are kept."""
         return node
 
     # ------------------------------------------------------------ arithmetic
@@ -136,12 +140,15 @@ class ExprVectorizer(StmtExprMutator):
         return build(a, b) if merged is None else merged
 
     def visit_add(self, node: Add) -> PrimExpr:
+        """Lane-wise add; scalar + Ramp(b, s) = Ramp(scalar + b, s), ramp + ramp is a ramp."""
         return self.binary(node, op.add, lambda a, b: _add_sub_ramps(a, b, op.add))
 
     def visit_sub(self, node: Sub) -> PrimExpr:
+        """Lane-wise subtract; Ramp(b, s) - x = Ramp(b - x, s), x - Ramp(b, s) = Ramp(x - b, -s)."""
         return self.binary(node, op.sub, lambda a, b: _add_sub_ramps(a, b, op.sub))
 
     def visit_mul(self, node: Mul) -> PrimExpr:
+        """Lane-wise multiply; Ramp(b, s) * x = Ramp(b * x, s * x) when x is provably positive."""
         return self.binary(node, Mul, self._mul_ramp)
 
     def _mul_ramp(self, a: PrimExpr, b: PrimExpr) -> PrimExpr | None:
@@ -156,15 +163,19 @@ class ExprVectorizer(StmtExprMutator):
         return Ramp(op.mul(a.base, x), op.mul(a.stride, x), a.lanes)
 
     def visit_div(self, node: Div) -> PrimExpr:
+        """Truncated division; ramp patterns as in ``_div_ramp`` when the ramp is non-negative."""
         return self.binary(node, Div, lambda a, b: self._div_ramp(a, b, floor=False, mod=False))
 
     def visit_mod(self, node: Mod) -> PrimExpr:
+        """Truncated remainder; ramp patterns as in ``_div_ramp`` when the ramp is non-negative."""
         return self.binary(node, Mod, lambda a, b: self._div_ramp(a, b, floor=False, mod=True))
 
     def visit_floor_div(self, node: FloorDiv) -> PrimExpr:
+        """Floor division; Ramp(b, s) // c is a ramp or a broadcast when provable."""
         return self.binary(node, FloorDiv, lambda a, b: self._div_ramp(a, b, floor=True, mod=False))
 
     def visit_floor_mod(self, node: FloorMod) -> PrimExpr:
+        """Floor remainder; Ramp(b, s) % c is a ramp or a broadcast when provable."""
         return self.binary(node, FloorMod, lambda a, b: self._div_ramp(a, b, floor=True, mod=True))
 
     def _div_ramp(self, a: PrimExpr, b: PrimExpr, floor: bool, mod: bool) -> PrimExpr | None:
@@ -200,44 +211,56 @@ class ExprVectorizer(StmtExprMutator):
         return Broadcast(self.analyzer.simplify(quot(a.base, c)), a.lanes)
 
     def visit_min(self, node: Min) -> PrimExpr:
+        """Lane-wise minimum."""
         return self.binary(node, Min)
 
     def visit_max(self, node: Max) -> PrimExpr:
+        """Lane-wise maximum."""
         return self.binary(node, Max)
 
     # ------------------------------------------------------------ comparisons and logic
 
     def visit_eq(self, node: EQ) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, EQ)
 
     def visit_ne(self, node: NE) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, NE)
 
     def visit_lt(self, node: LT) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, LT)
 
     def visit_le(self, node: LE) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, LE)
 
     def visit_gt(self, node: GT) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, GT)
 
     def visit_ge(self, node: GE) -> PrimExpr:
+        """Lane-wise comparison (a bool vector)."""
         return self.binary(node, GE)
 
     def visit_and(self, node: And) -> PrimExpr:
+        """Lane-wise logical and."""
         return self.binary(node, And)
 
     def visit_or(self, node: Or) -> PrimExpr:
+        """Lane-wise logical or."""
         return self.binary(node, Or)
 
     def visit_not(self, node: Not) -> PrimExpr:
+        """Lane-wise logical not."""
         a = self.visit_expr(node.a)
         return node if a is node.a else Not(a)
 
     # ------------------------------------------------------------ other expressions
 
     def visit_select(self, node: Select) -> PrimExpr:
+        """Lane-wise select; a scalar condition is broadcast (or repeated per lane group)."""
         cond = self.visit_expr(node.condition)
         t, f = self.visit_expr(node.true_value), self.visit_expr(node.false_value)
         if cond is node.condition and t is node.true_value and f is node.false_value:
@@ -254,6 +277,7 @@ class ExprVectorizer(StmtExprMutator):
         return Select(cond, self.wide(t, n), self.wide(f, n))
 
     def visit_cast(self, node: Cast) -> PrimExpr:
+        """Lane-wise cast to the same element type with the new lane count."""
         value = self.visit_expr(node.value)
         if value is node.value:
             return node
@@ -281,6 +305,7 @@ class ExprVectorizer(StmtExprMutator):
         return concat([Ramp(lane_of(base, k), lane_of(stride, k), n) for k in range(self.lanes)])
 
     def visit_broadcast(self, node: Broadcast) -> PrimExpr:
+        """Broadcast(v, n) of a per-iteration v: each of v's lanes repeated n times."""
         value = self.visit_expr(node.value)
         if value is node.value:
             return node
@@ -309,12 +334,14 @@ class ExprVectorizer(StmtExprMutator):
         return Shuffle(wide, indices)
 
     def visit_let(self, node: Let) -> PrimExpr:
+        """A let whose value became a vector binds a new vector var of that dtype."""
         value = self.visit_expr(node.value)
         var = node.var
         if self.widened(value, node.value):
             var = Var(node.var.name, value.dtype)
         saved = self.let_map.get(id(node.var))
-        self.let_map[id(node.var)] = var
+        if var is not node.var:
+            self.let_map[id(node.var)] = var
         try:
             body = self.visit_expr(node.body)
         finally:
@@ -326,6 +353,7 @@ class ExprVectorizer(StmtExprMutator):
     # ------------------------------------------------------------ calls and loads
 
     def visit_call(self, node: Call) -> PrimExpr:
+        """Element-wise intrinsics widen; if_then_else needs a uniform condition; else scalarize."""
         if not is_pure(node.op):  # vector code would run it once instead of once per lane
             raise NeedScalarize(f"{_call_name(node)} has side effects")
         if node.op == "tir.if_then_else":
@@ -363,6 +391,7 @@ class ExprVectorizer(StmtExprMutator):
         return Call(dt.with_lanes(node.dtype, lanes(node) * self.lanes), node.op, args)
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
+        """A load whose last index became a vector loads that many lanes."""
         indices = [self.visit_expr(i) for i in node.indices]
         pred = None if node.predicate is None else self.visit_expr(node.predicate)
         if pred is node.predicate and all(new is old for new, old in zip(indices, node.indices)):

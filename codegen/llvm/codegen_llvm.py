@@ -178,6 +178,7 @@ class CodeGenLLVM(
         builder = ir.IRBuilder(self.entry)
         ptr = builder.alloca(ty, size=int_constant(ir.IntType(64), count) if count > 1 else None)
         ptr.align = align
+        ptr.type = PTR  # llvmlite gives allocas typed pointers; the module uses opaque ones
         return ptr
 
     def declare_c(self, name: str, ret: ir.Type, args: list) -> ir.Function:

@@ -1,0 +1,213 @@
+"""Buffer access codegen: vector, strided, gathered and predicated accesses; allocations."""
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+import transform
+from tir import ir_builder
+
+
+def _build(func, **config):
+    with transform.PassContext(config=config):
+        return codegen.build(func)
+
+
+def _copy_kernel(load_index, store_index, n=16, out_n=16, lanes=8, dtype="float32"):
+    """B[store_index(i)] = A[load_index(i)] for i over n // lanes vector steps."""
+    A = tir.decl_buffer((n,), dtype, name="A")
+    B = tir.decl_buffer((out_n,), dtype, name="B")
+    i = tir.Var("i", "int32")
+    body = tir.BufferStore(B, tir.BufferLoad(A, [load_index(i)]), [store_index(i)])
+    return tir.PrimFunc([A, B], tir.For(i, 0, n // lanes, tir.ForKind.SERIAL, body))
+
+
+def test_contiguous_vector_access_is_one_vector_load_and_store():
+    func = _copy_kernel(lambda i: tir.Ramp(i * 8, 1, 8), lambda i: tir.Ramp(i * 8, 1, 8))
+    ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
+    assert "load <8 x float>" in ll and "store <8 x float>" in ll
+    assert "gather" not in ll
+
+
+def test_strided_load_is_a_gather():
+    func = _copy_kernel(lambda i: tir.Ramp(i * 8, 2, 8), lambda i: tir.Ramp(i * 8, 1, 8),
+                        n=16, out_n=16, lanes=16)  # one step: A[0:16:2] -> B[0:8]
+    assert "llvm.masked.gather" in _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
+    a, b = np.arange(16, dtype="float32"), np.zeros(16, "float32")
+    _build(func)(a, b)
+    np.testing.assert_array_equal(b[:8], a[::2])
+
+
+def test_strided_and_reversed_accesses():
+    n = 16
+    A = tir.decl_buffer((2 * n,), "int32", name="A")
+    B = tir.decl_buffer((n,), "int32", name="B")
+    C = tir.decl_buffer((n,), "int32", name="C")
+    i = tir.Var("i", "int32")
+    body = tir.SeqStmt([
+        tir.BufferStore(B, tir.BufferLoad(A, [tir.Ramp(i * 16, 2, 8)]), [tir.Ramp(i * 8, 1, 8)]),
+        # scatter: C[15 - 8i - k] = A[8i + k]
+        tir.BufferStore(C, tir.BufferLoad(A, [tir.Ramp(i * 8, 1, 8)]),
+                        [tir.Ramp(15 - i * 8, -1, 8)]),
+    ])
+    func = tir.PrimFunc([A, B, C], tir.For(i, 0, 2, tir.ForKind.SERIAL, body))
+    a, b, c = np.arange(2 * n, dtype="int32"), np.zeros(n, "int32"), np.zeros(n, "int32")
+    _build(func)(a, b, c)
+    np.testing.assert_array_equal(b, a[0 : 2 * n : 2])
+    np.testing.assert_array_equal(c, a[:n][::-1])
+
+
+def test_gather_through_an_index_buffer():
+    A = tir.decl_buffer((32,), "float64", name="A")
+    idx = tir.decl_buffer((8,), "int32", name="idx")
+    B = tir.decl_buffer((8,), "float64", name="B")
+    ramp = tir.Ramp(0, 1, 8)
+    body = tir.BufferStore(B, tir.BufferLoad(A, [tir.BufferLoad(idx, [ramp])]), [ramp])
+    a = np.arange(32, dtype="float64") * 1.5
+    ix = np.array([31, 0, 7, 7, 3, 20, 11, 2], dtype="int32")
+    b = np.zeros(8, "float64")
+    _build(tir.PrimFunc([A, idx, B], body))(a, ix, b)
+    np.testing.assert_array_equal(b, a[ix])
+
+
+def test_predicated_load_and_store_are_masked():
+    """A tail: lanes at or past n are neither read nor written."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    i = tir.Var("i", "int32")
+    ramp = tir.Ramp(i * 8, 1, 8)
+    mask = tir.LT(ramp, tir.Broadcast(n, 8))
+    load = tir.BufferLoad(A, [ramp], predicate=mask)
+    body = tir.BufferStore(B, load + tir.Broadcast(tir.const(1.0), 8), [ramp], predicate=mask)
+    func = tir.PrimFunc([A, B], tir.For(i, 0, (n + 7) // 8, tir.ForKind.SERIAL, body))
+    mod = _build(func)
+    assert "llvm.masked.load" in mod.get_source("ll") or "maskmov" in mod.get_source("asm")
+    for size in (1, 8, 13):
+        a = np.arange(size, dtype="float32")
+        b = np.zeros(size, "float32")
+        mod(a, b)
+        np.testing.assert_array_equal(b, a + 1)
+
+
+def test_two_dimensional_buffers_with_strides_and_symbolic_shape():
+    m, n = tir.size_var("m"), tir.size_var("n")
+    s = tir.size_var("s")
+    A = tir.decl_buffer((m, n), "float32", name="A", strides=(s, 1))
+    B = tir.decl_buffer((n, m), "float32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, m, name="i") as i:
+        with ib.for_range(0, n, name="j") as j:
+            b[j, i] = a[i, j] * 2.0
+    mod = _build(tir.PrimFunc([A, B], ib.get()))
+    big = np.arange(5 * 12, dtype="float32").reshape(5, 12)
+    view = big[:, 2:9]  # strides (12, 1) elements, not contiguous
+    out = np.zeros((7, 5), "float32")
+    mod(view, out)
+    np.testing.assert_array_equal(out, view.T * 2)
+
+
+def test_elem_offset_view_of_an_allocation():
+    """A buffer view at elem_offset 4 of a local allocation."""
+    A = tir.decl_buffer((8,), "int32", name="A")
+    B = tir.decl_buffer((8,), "int32", name="B")
+    data = tir.Var("tmp", "handle")
+    whole = tir.decl_buffer((12,), "int32", name="tmp", data=data)
+    part = tir.decl_buffer((8,), "int32", name="part", data=data, elem_offset=4)
+    ramp = tir.Ramp(0, 1, 8)
+    body = tir.SeqStmt([
+        tir.BufferStore(part, tir.BufferLoad(A, [ramp]), [ramp]),
+        tir.BufferStore(B, tir.BufferLoad(whole, [tir.Ramp(4, 1, 8)]), [ramp]),
+    ])
+    alloc = tir.Allocate(data, "int32", [12], tir.const(True), body)
+    a, b = np.arange(8, dtype="int32") + 100, np.zeros(8, "int32")
+    _build(tir.PrimFunc([A, B], alloc))(a, b)
+    np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("lanes", [1, 8])
+def test_bool_buffers_are_bytes(lanes):
+    A = tir.decl_buffer((16,), "bool", name="A")
+    B = tir.decl_buffer((16,), "bool", name="B")
+    i = tir.Var("i", "int32")
+    idx = i * lanes if lanes == 1 else tir.Ramp(i * lanes, 1, lanes)
+    body = tir.BufferStore(B, tir.Not(tir.BufferLoad(A, [idx])), [idx])
+    func = tir.PrimFunc([A, B], tir.For(i, 0, 16 // lanes, tir.ForKind.SERIAL, body))
+    a = np.arange(16) % 3 == 0
+    b = np.zeros(16, bool)
+    _build(func)(a, b)
+    np.testing.assert_array_equal(b, ~a)
+    assert set(b.view("uint8")) <= {0, 1}
+
+
+def test_float16_storage_and_arithmetic():
+    A = tir.decl_buffer((16,), "float16", name="A")
+    B = tir.decl_buffer((16,), "float16", name="B")
+    ramp = tir.Ramp(0, 1, 16)
+    value = tir.BufferLoad(A, [ramp]) * tir.Broadcast(tir.const(0.5, "float16"), 16)
+    a = np.linspace(-4, 4, 16).astype("float16")
+    b = np.zeros(16, "float16")
+    _build(tir.PrimFunc([A, B], tir.BufferStore(B, value, [ramp])))(a, b)
+    np.testing.assert_array_equal(b, a * np.float16(0.5))
+
+
+def _local_sum(extent, n_expr=None):
+    """S[0] = sum over a local buffer of ``extent`` elements filled with A's values."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float64", name="A")
+    S = tir.decl_buffer((1,), "float64", name="S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    size = extent if n_expr is None else n
+    tmp = ib.allocate("float64", (size,), name="tmp")
+    with ib.for_range(0, size, name="i") as i:
+        tmp[i] = a[i] * 2.0
+    s[0] = tir.const(0.0, "float64")
+    with ib.for_range(0, size, name="j") as j:
+        s[0] = s[0] + tmp[j]
+    return tir.PrimFunc([A, S], ib.get())
+
+
+@pytest.mark.parametrize("extent, on_stack", [(16, True), (512, True), (4096, False)])
+def test_constant_allocations_stack_or_heap(extent, on_stack):
+    mod = _build(_local_sum(extent))
+    ll = mod.get_source("ll")
+    assert ("aligned_alloc" not in ll) == on_stack
+    if not on_stack:
+        assert "@free" in ll
+    a, s = np.arange(extent, dtype="float64"), np.zeros(1, "float64")
+    mod(a, s)
+    assert s[0] == 2 * a.sum()
+
+
+def test_symbolic_allocation_on_the_heap():
+    mod = _build(_local_sum(None, n_expr=True))
+    assert "aligned_alloc" in mod.get_source("ll")
+    for size in (0, 3, 10000):
+        a, s = np.arange(size, dtype="float64"), np.zeros(1, "float64")
+        mod(a, s)
+        assert s[0] == 2 * a.sum()
+
+
+def test_vector_access_to_an_allocation_is_aligned():
+    """tmp is 64-byte aligned and i*8 is a multiple of 8 floats: `align 32` accesses."""
+    A = tir.decl_buffer((64,), "float32", name="A")
+    B = tir.decl_buffer((64,), "float32", name="B")
+    data = tir.Var("tmp", "handle")
+    tmp = tir.decl_buffer((64,), "float32", name="tmp", data=data)
+    i = tir.Var("i", "int32")
+    ramp = tir.Ramp(i * 8, 1, 8)
+    body = tir.SeqStmt([
+        tir.For(i, 0, 8, tir.ForKind.SERIAL,
+                tir.BufferStore(tmp, tir.BufferLoad(A, [ramp]), [ramp])),
+        tir.For(i, 0, 8, tir.ForKind.SERIAL,
+                tir.BufferStore(B, tir.BufferLoad(tmp, [ramp]), [ramp])),
+    ])
+    func = tir.PrimFunc([A, B], tir.Allocate(data, "float32", [64], tir.const(True), body))
+    ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
+    tmp_accesses = [line for line in ll.splitlines() if "<8 x float>" in line and "align 32" in line]
+    assert len(tmp_accesses) == 2, ll
+    # NumPy only guarantees element alignment for parameters.
+    assert "load <8 x float>, ptr %A" not in ll or "align 4" in ll

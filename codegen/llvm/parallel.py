@@ -53,9 +53,10 @@ class ParallelCodegen:
             self.builder.ret(code)
 
     def _launch(self, task, closure, extent):
-        launch = self.builder.load(self._launcher_global(), typ=PTR)
-        launch.function_type = LAUNCHER_TYPE  # llvmlite calls through a value's function_type
-        is_null = self.builder.icmp_unsigned("==", launch, ir.Constant(PTR, None))
+        # A pointer typed as pointing to the launcher's type, so llvmlite can call through
+        # it; it prints as plain `ptr` (the IR layer uses opaque pointers).
+        launch = self.builder.load(self._launcher_global(), typ=LAUNCHER_TYPE.as_pointer())
+        is_null = self.builder.icmp_unsigned("==", launch, ir.Constant(launch.type, None))
         with self.builder.if_else(is_null) as (serial, threaded):
             with serial:
                 one = int_constant(I32, 1)

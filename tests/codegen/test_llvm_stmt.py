@@ -1,0 +1,176 @@
+"""Statement codegen: loops of every kind, branches, while, let, assert, parallel loops."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+import transform
+from codegen import parallel
+from tir import ir_builder
+
+
+def _kernel(kind="serial", n=64):
+    """B[i] = A[i] * 2 + i over a loop of ``kind``."""
+    A = tir.decl_buffer((n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i", kind=kind) as i:
+        b[i] = a[i] * 2.0 + tir.Cast("float32", i)
+    return tir.PrimFunc([A, B], ib.get())
+
+
+@pytest.mark.parametrize("kind", ["serial", "parallel", "vectorize", "unroll"])
+def test_loop_kinds(kind):
+    a, b = np.arange(64, dtype="float32"), np.zeros(64, "float32")
+    codegen.build(_kernel(kind))(a, b)
+    np.testing.assert_array_equal(b, a * 3)
+
+
+def test_loop_kinds_left_to_llvm_get_loop_metadata():
+    """Without the TIR passes, UNROLLED and VECTORIZED loops carry llvm.loop hints."""
+    from codegen.llvm import CodeGenLLVM
+
+    for kind, hint in (("unroll", "llvm.loop.unroll.full"),
+                       ("vectorize", "llvm.loop.vectorize.enable")):
+        cg = CodeGenLLVM(codegen.Target("llvm"))
+        cg.add_function("main", _kernel(kind))
+        assert hint in str(cg.module)
+
+
+def test_loop_with_nonzero_min_and_int64_var():
+    A = tir.decl_buffer((10,), "int64", name="A")
+    i = tir.Var("i", "int64")
+    body = tir.For(i, tir.const(3, "int64"), tir.const(5, "int64"), tir.ForKind.SERIAL,
+                   tir.BufferStore(A, i * i, [i]))
+    a = np.zeros(10, "int64")
+    codegen.build(tir.PrimFunc([A], body))(a)
+    np.testing.assert_array_equal(a, [0, 0, 0, 9, 16, 25, 36, 49, 0, 0])
+
+
+def test_if_then_else_and_while_and_let():
+    """Collatz steps of each A[i], counted with a while loop and branches."""
+    A = tir.decl_buffer((8,), "int32", name="A")
+    B = tir.decl_buffer((8,), "int32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    x = ib.allocate("int32", (1,), name="x")
+    with ib.for_range(0, 8, name="i") as i:
+        x[0] = a[i]
+        b[i] = 0
+        with ib.while_loop(x[0] != 1):
+            v = ib.let("v", x[0])
+            with ib.if_scope(tir.floormod(v, 2) == 0):
+                x[0] = tir.floordiv(v, 2)
+            with ib.else_scope():
+                x[0] = v * 3 + 1
+            b[i] = b[i] + 1
+    a = np.array([1, 2, 3, 6, 7, 9, 27, 97], dtype="int32")
+    b = np.zeros(8, "int32")
+    codegen.build(tir.PrimFunc([A, B], ib.get()))(a, b)
+    np.testing.assert_array_equal(b, [0, 1, 7, 8, 16, 19, 111, 118])
+
+
+def test_assert_stmt_raises_with_its_message():
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    body = tir.AssertStmt(n > 2, "A needs more than 2 elements",
+                          tir.BufferStore(A, tir.const(1.0), [2]))
+    mod = codegen.build(tir.PrimFunc([A], body))
+    a = np.zeros(3, "float32")
+    mod(a)
+    assert a[2] == 1
+    with pytest.raises(RuntimeError, match="main: assertion failed: A needs more than 2"):
+        mod(np.zeros(2, "float32"))
+
+
+def test_parallel_loop_is_outlined_and_correct_for_any_size():
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float64", name="A")
+    B = tir.decl_buffer((n,), "float64", name="B")
+    k = tir.Var("k", "float64")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i", kind="parallel") as i:
+        b[i] = a[i] * k + 1.0
+    mod = codegen.build(tir.PrimFunc([A, B, k], ib.get()))
+    assert "tirlite_main_parallel0" in mod.get_source("ll")
+    for size in (0, 1, 2, 3, 1000, 12345):
+        a = np.random.default_rng(size).standard_normal(size)
+        b = np.zeros(size)
+        mod(a, b, 2.5)
+        np.testing.assert_array_equal(b, a * 2.5 + 1.0)
+
+
+def test_nested_parallel_loops_and_assert_inside_a_task():
+    m, n = tir.size_var("m"), tir.size_var("n")
+    A = tir.decl_buffer((m, n), "int32", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, m, name="i", kind="parallel") as i:
+        with ib.for_range(0, n, name="j", kind="parallel") as j:
+            ib.emit(tir.AssertStmt(a[i, j] >= 0, "negative input", tir.Evaluate(0)))
+            a[i, j] = a[i, j] + i * 10 + j
+    mod = codegen.build(tir.PrimFunc([A], ib.get()))
+    x = np.zeros((7, 5), "int32")
+    mod(x)
+    np.testing.assert_array_equal(x, np.add.outer(np.arange(7) * 10, np.arange(5)))
+    x[3, 2] = -100
+    with pytest.raises(RuntimeError, match="negative input"):
+        mod(x)
+
+
+def test_parallel_loop_runs_on_several_threads():
+    code = textwrap.dedent("""
+        import numpy as np, codegen, tir
+        from codegen import parallel
+        from tir import ir_builder
+        A = tir.decl_buffer((4096,), "float32", name="A")
+        ib = ir_builder.create()
+        a = ib.buffer_ptr(A)
+        with ib.for_range(0, 4096, name="i", kind="parallel") as i:
+            a[i] = a[i] + 1.0
+        mod = codegen.build(tir.PrimFunc([A], ib.get()))
+        x = np.zeros(4096, "float32")
+        mod(x)
+        assert (x == 1).all()
+        print(len(parallel.last_launch_threads))
+    """)
+    # Two tasks: one on the calling thread, one on a pool thread.
+    env = dict(os.environ, TIRLITE_NUM_THREADS="2", PYTHONPATH=os.getcwd())
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) == 2
+
+
+def test_num_threads_from_the_environment(monkeypatch):
+    monkeypatch.setenv("TIRLITE_NUM_THREADS", "5")
+    assert parallel.num_threads() == 5
+    monkeypatch.setenv("TIRLITE_NUM_THREADS", "zero")
+    with pytest.raises(ValueError, match="TIRLITE_NUM_THREADS must be a positive integer"):
+        parallel.num_threads()
+    monkeypatch.delenv("TIRLITE_NUM_THREADS")
+    assert parallel.num_threads() == (os.cpu_count() or 1)
+
+
+def test_runtime_failure_in_a_launch_is_an_exception(monkeypatch):
+    mod = codegen.build(_kernel("parallel"))
+    monkeypatch.setenv("TIRLITE_NUM_THREADS", "-1")
+    with pytest.raises(RuntimeError, match="parallel runtime failed.*TIRLITE_NUM_THREADS"):
+        mod(np.zeros(64, "float32"), np.zeros(64, "float32"))
+
+
+def test_fast_math_flags_only_when_configured():
+    func = _kernel("serial")
+    plain = codegen.build(func).get_source("ll")
+    with transform.PassContext(config={"codegen.llvm.fast_math": True}):
+        fast = codegen.build(func).get_source("ll")
+    assert "fmul fast" not in plain and "fadd fast" not in plain
+    assert "fast" in fast and fast != plain

@@ -163,14 +163,20 @@ class Analyzer:
         self.facts.bounds[var] = new
         self.facts.changed()
 
-    def update(self, var: Var, bound: ConstIntBound, allow_override: bool = False) -> None:
-        """Set ``var``'s bound directly (TVM's ``const_int_bound.update``)."""
+    def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
+        """Set ``var``'s bound directly (TVM's ``Analyzer.update``)."""
+        if not isinstance(info, ConstIntBound):
+            raise TypeError(f"update: expected a ConstIntBound for {var}, got {type(info).__name__}")
         old = self.facts.bounds.get(var)
-        new = bound.to_interval()
-        if old is not None and old != new and not allow_override:
+        new = info.to_interval()
+        if old is not None and old != new and not override:
             raise ValueError(f"update: {var.name} already has the range {_show(old)}")
         self.facts.bounds[var] = new
         self.facts.changed()
+
+    def const_int_bound_is_bound(self, var: Var) -> bool:
+        """Whether ``var`` has a range from ``bind``, ``update`` or a constraint."""
+        return var in self.facts.bounds
 
     @contextlib.contextmanager
     def constraint_scope(self, cond: Any) -> Iterator[None]:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import expr as E
 from ..expr import FloatImm, IntImm, PrimExpr, Var
 from .pattern import _shape
 
 _LIMIT = 500_000
+_BINARY = frozenset((E.Add, E.Sub, E.Mul, E.Div, E.Mod, E.FloorDiv, E.FloorMod, E.Min, E.Max,
+                     E.EQ, E.NE, E.LT, E.LE, E.GT, E.GE, E.And, E.Or))
 
 
 class StructureIds:
@@ -46,6 +49,8 @@ class StructureIds:
 
     def _key(self, e: Any) -> tuple:
         cls = type(e)
+        if cls in _BINARY:
+            return (cls, self.of(e.a), self.of(e.b))  # the operands fix the dtype
         if cls is IntImm:
             return (cls, e.dtype, e.value)
         if cls is FloatImm:

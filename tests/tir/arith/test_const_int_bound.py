@@ -75,7 +75,13 @@ def test_bound(e, expected):
 
 def test_infinite_ends_propagate():
     a = arith.Analyzer()
+    assert not a.const_int_bound_is_bound(x64)
     a.update(x64, ConstIntBound(0, POS_INF))
+    assert a.const_int_bound_is_bound(x64)
+    with pytest.raises(ValueError, match="already has the range"):
+        a.update(x64, ConstIntBound(0, 5))
+    with pytest.raises(TypeError, match="expected a ConstIntBound"):
+        a.update(x64, (0, 5))
     b = a.const_int_bound(x64 * 2 + 1)
     assert (b.min_value, b.max_value) == (1, POS_INF)
     b = a.const_int_bound(floordiv(x64, 4) - 5)

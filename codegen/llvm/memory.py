@@ -34,12 +34,13 @@ ALLOC_ALIGN = 64
 class Access:
     """A linearized buffer access: a scalar offset plus a vector part."""
 
-    __slots__ = ("base", "stride", "lanes", "vector")
+    __slots__ = ("base", "stride", "lanes", "vector", "index_dtype")
 
-    def __init__(self, base, stride=None, lanes=1, vector=None):
+    def __init__(self, base, stride=None, index_dtype="int32", vector=None):
         self.base = base        # scalar offset (elements), a TIR expression
         self.stride = stride    # element stride of a ramp access, or None
-        self.lanes = lanes      # number of lanes of the index
+        self.index_dtype = index_dtype  # dtype of the last index (its lanes)
+        self.lanes = dt.lanes_of(index_dtype)  # lanes (the vscale multiplier if scalable)
         self.vector = vector    # full vector of offsets (non-ramp vector index)
 
     @property
@@ -56,12 +57,11 @@ def linearize(buffer, indices) -> Access:
     last, stride = indices[-1], strides[-1]
     if isinstance(last, Ramp):
         base = tir_op.add(offset, tir_op.mul(last.base, stride))
-        return Access(base, tir_op.mul(last.stride, stride), last.lanes)
+        return Access(base, tir_op.mul(last.stride, stride), last.dtype)
     if dt.lanes_of(last.dtype) == 1:
         return Access(tir_op.add(offset, tir_op.mul(last, stride)))
-    lanes = dt.lanes_of(last.dtype)
     vector = tir_op.add(tir_op.mul(last, stride), offset)
-    return Access(offset, None, lanes, vector)
+    return Access(offset, None, last.dtype, vector)
 
 
 def _row_major(shape) -> list:
@@ -99,7 +99,7 @@ class MemoryCodegen:
         width = ty.element.width if isinstance(ty, ir.VectorType) else ty.width
         if width == 64:
             return value
-        wide = ir.VectorType(I64, ty.count) if isinstance(ty, ir.VectorType) else I64
+        wide = ty.__class__(I64, ty.count) if isinstance(ty, ir.VectorType) else I64
         return self.builder.sext(value, wide)
 
     def _pointer(self, buffer, offset_expr):
@@ -114,10 +114,14 @@ class MemoryCodegen:
         """A vector of lane addresses for a gather/scatter."""
         offsets = access.vector
         if offsets is None:
-            offsets = Ramp(access.base, access.stride, access.lanes)
-        gep = self.builder.gep(self.lookup(buffer.data), [self.index64(offsets)],
+            lanes = dt.lanes_of(access.index_dtype)
+            if dt.DataType(access.index_dtype).is_scalable:
+                lanes = lanes * tir_op.vscale()
+            offsets = Ramp(access.base, access.stride, lanes)
+        index = self.index64(offsets)
+        gep = self.builder.gep(self.lookup(buffer.data), [index],
                                source_etype=memory_type(buffer.dtype))
-        gep.type = ir.VectorType(PTR, access.lanes)  # llvmlite types a vector GEP as `ptr`
+        gep.type = index.type.__class__(PTR, access.lanes)  # llvmlite types it as plain `ptr`
         return gep
 
     def element_address(self, buffer, indices):
@@ -140,9 +144,10 @@ class MemoryCodegen:
             value = self._gather(op.buffer, access, mem_ty, op.predicate)
         return self.from_memory(value, op.dtype)
 
-    def _mask(self, predicate, lanes: int):
+    def _mask(self, predicate, access: Access):
         if predicate is None:
-            return ir.Constant(ir.VectorType(I1, lanes), [1] * lanes)
+            all_true = "bool" + access.index_dtype[len(dt.element_of(access.index_dtype)):]
+            return self.broadcast(ir.Constant(I1, 1), all_true)
         return self.visit_expr(predicate)
 
     # %v = call <n x T> @llvm.masked.load(ptr %p, i32 align, <n x i1> %mask, <n x T> zeroinitializer)
@@ -167,7 +172,7 @@ class MemoryCodegen:
 
     def _gather(self, buffer, access: Access, ty, predicate):
         ptrs = self._pointers(buffer, access)
-        mask = self._mask(predicate, access.lanes)
+        mask = self._mask(predicate, access)
         ptrs_ty = ptrs.type
         fn = self.declare_intrinsic("llvm.masked.gather", ty, [ptrs_ty, I32, mask.type, ty],
                                     overloads=[ty, ptrs_ty])
@@ -214,7 +219,7 @@ class MemoryCodegen:
 
     def _scatter(self, buffer, access: Access, value, predicate):
         ptrs = self._pointers(buffer, access)
-        mask = self._mask(predicate, access.lanes)
+        mask = self._mask(predicate, access)
         fn = self.declare_intrinsic("llvm.masked.scatter", ir.VoidType(),
                                     [value.type, ptrs.type, I32, mask.type],
                                     overloads=[value.type, ptrs.type])

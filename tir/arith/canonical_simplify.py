@@ -289,7 +289,7 @@ class CanonicalSimplifier(ExprVisitor):
     def _merge_div_mod(self, form: Linear, like: PrimExpr) -> Linear:
         """``k * floormod(X, c) + k*c * floordiv(X, c)`` becomes ``k * X``."""
         mods = [(key, atom, coeff) for key, (atom, coeff) in form.terms.items()
-                if type(atom) is FloorMod]
+                if type(atom) is FloorMod and type(atom.b) is IntImm]
         if not mods:
             return form
         form = form.copy()

@@ -82,3 +82,11 @@ def test_vectors_keep_lanes_and_simplify_their_scalars():
     a = analyzer()
     e = tir.Ramp(x + y - y, 1, 4) + tir.Broadcast(tir.const(1), 4)
     assert_same(a.simplify(e), tir.Ramp(x + 1, 1, 4))
+
+
+def test_symbolic_divisors_stay_atoms():
+    a = analyzer()
+    e = floordiv(x, y) * y + floormod(x, y)
+    out = a.simplify(e)
+    assert out.dtype == "int32"
+    assert_same(a.simplify(floormod(x, y) - floormod(x, y)), 0)

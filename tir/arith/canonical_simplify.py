@@ -32,6 +32,7 @@ from ..expr import (
 from ..functor import ExprMutator, ExprVisitor
 from ..node import init_fields
 from .rewrite_rules import floor_quotient
+from .rewrite_simplify import index_like
 
 
 class _Unrepresentable(Exception):
@@ -109,9 +110,9 @@ class _Order:
 
 
 def _is_scalar_int(e: PrimExpr) -> bool:
-    """Signed scalar integers get linear forms (unsigned ones would wrap below zero)."""
-    t = dt.DataType(e.dtype)
-    return t.is_int and not t.is_vector
+    """Scalar index-like integers get linear forms (see ``rewrite_simplify.is_int``)."""
+    return dt.lanes_of(e.dtype) == 1 and index_like(e.dtype) and not dt.DataType(
+        e.dtype).is_scalable
 
 
 def _pos_const(e: PrimExpr) -> int | None:

@@ -59,17 +59,21 @@ _BINARY_BUILDERS = {
 
 
 def is_int(e: PrimExpr) -> bool:
-    """Whether ``e`` (or each lane of it) is a signed integer.
+    """Whether ``e`` (or each lane of it) is an index-like integer: signed, 32 or 64 bits.
 
-    Unsigned expressions only get constant folding: rules that move constants
-    across a comparison would need negative constants, which wrap.
+    Only those get the integer rules, which assume no overflow. Unsigned
+    values would need negative constants, which wrap; 8- and 16-bit integers
+    are data that does wrap in practice (``min(a + a, a + b)`` is not
+    ``a + min(a, b)`` in int8). They get constant folding and the logic rules.
     """
-    return _signed(e.dtype)
+    return index_like(e.dtype)
 
 
 @functools.cache
-def _signed(dtype: str) -> bool:
-    return dt.DataType(dt.element_of(dtype)).is_int
+def index_like(dtype: str) -> bool:
+    """Signed 32- or 64-bit integer elements: the types the no-overflow rules serve."""
+    t = dt.DataType(dt.element_of(dtype))
+    return t.is_int and t.bits >= 32
 
 
 class _Children(ExprMutator):

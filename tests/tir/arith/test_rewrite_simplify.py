@@ -247,3 +247,13 @@ def test_unsigned_only_folds_constants():
     assert_same(a.simplify(tir.Add(tir.const(2, "uint32"), tir.const(3, "uint32"))),
                 tir.const(5, "uint32"))
     assert a.can_prove(u >= tir.const(0, "uint32"))
+
+
+def test_narrow_integers_are_not_reassociated():
+    a8, b8 = tir.var("a8", "int8"), tir.var("b8", "int8")
+    an = analyzer()
+    e = tir.min(a8 + a8, a8 + b8)           # wraps in int8: not a8 + min(a8, b8)
+    assert_same(an.simplify(e), e)
+    assert_same(an.simplify(tir.Add(tir.const(100, "int8"), tir.const(1, "int8"))),
+                tir.const(101, "int8"))
+    assert_same(an.simplify(tir.Select(a8 < b8, a8, a8)), a8)

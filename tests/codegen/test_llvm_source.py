@@ -1,0 +1,103 @@
+"""What the generated code looks like: vector widths, blends, target instructions."""
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+from tir import ir_builder
+
+AARCH64 = "llvm -mtriple=aarch64-linux-gnu"
+
+
+def vector_add(lanes=8, kind="vectorize"):
+    """C = A + B over (n, lanes) buffers with the inner loop of ``kind``."""
+    n = tir.size_var("n")
+    bufs = [tir.decl_buffer((n, lanes), "float32", name=x) for x in "ABC"]
+    ib = ir_builder.create()
+    a, b, c = (ib.buffer_ptr(x) for x in bufs)
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, lanes, kind=kind, name="j") as j:
+            c[i, j] = a[i, j] + b[i, j]
+    return tir.PrimFunc(bufs, ib.get())
+
+
+def test_vector_add_uses_8_lane_vectors_and_ymm_registers():
+    mod = codegen.build(vector_add(8))
+    assert "<8 x float>" in mod.get_source("ll")
+    assert "ymm" in mod.get_source("asm")
+    a = np.random.default_rng(0).standard_normal((100, 8), dtype=np.float32)
+    c = np.empty_like(a)
+    mod(a, a, c)
+    np.testing.assert_array_equal(c, a + a)
+
+
+def test_vector_select_is_a_blend_without_branches():
+    A = tir.decl_buffer((64,), "float32", name="A")
+    B = tir.decl_buffer((64,), "float32", name="B")
+    i = tir.Var("i", "int32")
+    ramp = tir.Ramp(i * 8, 1, 8)
+    x = tir.BufferLoad(A, [ramp])
+    zero = tir.Broadcast(tir.const(0.0), 8)
+    body = tir.BufferStore(B, tir.Select(x > zero, x, x * tir.Broadcast(tir.const(0.1), 8)),
+                           [ramp])
+    mod = codegen.build(tir.PrimFunc([A, B], tir.For(i, 0, 8, tir.ForKind.SERIAL, body)))
+    ll = mod.get_source("ll")
+    body_ir = ll[ll.index("define"):]
+    assert "select <8 x i1>" in body_ir
+    assert body_ir.count("br ") <= 1  # only the loop back edge, if the loop is kept
+    a = np.linspace(-1, 1, 64).astype("float32")
+    b = np.zeros(64, "float32")
+    mod(a, b)
+    np.testing.assert_allclose(b, np.where(a > 0, a, a * np.float32(0.1)))
+
+
+def test_llvm_vectorizes_a_serial_loop_itself():
+    """LLVM's loop vectorizer is on: a plain serial loop gets vector code too."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, n, name="i") as i:
+        a[i] = a[i] * 2.0
+    assert "x float>" in codegen.build(tir.PrimFunc([A], ib.get())).get_source("ll")
+
+
+def test_aarch64_cross_compile_uses_neon():
+    mod = codegen.build(vector_add(4), target=AARCH64)
+    assert mod.target.triple == "aarch64-linux-gnu"
+    asm = mod.get_source("asm")
+    assert "fadd\tv" in asm and ".4s" in asm
+
+
+def test_aarch64_sve_with_scalable_vectors():
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    C = tir.decl_buffer((n,), "float32", name="C")
+    i = tir.Var("i", "int32")
+    vl = 4 * tir.vscale()
+    ramp = tir.Ramp(i * vl, 1, vl)
+    body = tir.BufferStore(C, tir.BufferLoad(A, [ramp]) + tir.BufferLoad(A, [ramp]), [ramp])
+    func = tir.PrimFunc([A, C], tir.For(i, 0, 4, tir.ForKind.SERIAL, body))
+    mod = codegen.build(func, target=AARCH64 + " -mattr=+sve")
+    assert "<vscale x 4 x float>" in mod.get_source("ll")
+    asm = mod.get_source("asm")
+    assert "ld1w" in asm and "z0.s" in asm
+
+
+def test_cross_compiled_module_cannot_be_called():
+    mod = codegen.build(vector_add(4), target=AARCH64)
+    with pytest.raises(RuntimeError, match="aarch64-linux-gnu.*cannot run on this machine"):
+        mod["main"]
+
+
+def test_skylake_target_without_host_features():
+    mod = codegen.build(vector_add(8), target="llvm -mcpu=skylake")
+    assert "ymm" in mod.get_source("asm")
+    sse = codegen.build(vector_add(8), target="llvm -mcpu=x86-64")
+    assert "ymm" not in sse.get_source("asm") and "xmm" in sse.get_source("asm")
+
+
+def test_get_source_rejects_unknown_formats():
+    with pytest.raises(ValueError, match="unknown format 'c'"):
+        codegen.build(vector_add(8)).get_source("c")

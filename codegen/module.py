@@ -37,14 +37,23 @@ _CTYPES = {
 }
 
 
-def _native_value(dtype: str, value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.ctypes.data
-    if dtype == "float16":
-        return int(np.float16(value).view(np.uint16))
-    if dtype == "bool":
-        return int(bool(value))
-    return value
+def _address(arr: np.ndarray) -> int:
+    """The address of an array's first element (the fast path avoids ``arr.ctypes``)."""
+    try:
+        return _addressof(_char_from_buffer(arr))
+    except (TypeError, ValueError, BufferError):  # read-only, empty or strided arrays
+        return arr.ctypes.data
+
+
+_addressof, _char_from_buffer = ctypes.addressof, ctypes.c_char.from_buffer
+
+
+def _half_bits(value: float) -> int:
+    return int(np.float16(value).view(np.uint16))
+
+
+#: How a checked Python value becomes a ctypes argument, by native dtype.
+_CONVERT = {"handle": _address, "float16": _half_bits, "bool": int}
 
 
 class PackedFunction:
@@ -58,20 +67,28 @@ class PackedFunction:
         self._dtypes += [v.dtype for v in self._binder.hidden_vars]
         argtypes = [_CTYPES[d] for d in self._dtypes]
         self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
+        self._arrays = [k for k, d in enumerate(self._dtypes[:len(func.params)]) if d == "handle"]
+        self._convert = [(k, _CONVERT[d]) for k, d in enumerate(self._dtypes) if d in _CONVERT]
 
     def __call__(self, *args: Any) -> None:
         bound = self._binder.bind(args)
-        values = list(bound.values) + list(bound.hidden_values)
-        for param, value in zip(self._binder.func.params, bound.values):
-            if isinstance(value, np.ndarray) and not value.flags.aligned:
-                raise ValueError(
-                    f"{self.name}: argument '{param.name}' is not aligned to its element size; "
-                    f"pass np.ascontiguousarray({param.name})"
-                )
-        native = [_native_value(d, v) for d, v in zip(self._dtypes, values)]
-        code = self._cfunc(*native)
+        values = list(bound.values)
+        for k in self._arrays:
+            self._check_aligned(k, values[k])
+        values += bound.hidden_values
+        for k, convert in self._convert:
+            values[k] = convert(values[k])
+        code = self._cfunc(*values)
         if code:
             raise self.module.error(self.name, code)
+
+    def _check_aligned(self, k: int, arr: np.ndarray) -> None:
+        if not arr.flags.aligned:
+            pname = self._binder.func.params[k].name
+            raise ValueError(
+                f"{self.name}: argument '{pname}' is not aligned to its element size; "
+                f"pass a copy (np.array({pname}))"
+            )
 
     def __repr__(self) -> str:
         return f"<PackedFunction {self.name} of {self.module!r}>"

@@ -31,7 +31,7 @@ def analyzer() -> arith.Analyzer:
 
 
 leaves = st.one_of(st.sampled_from([X, Y, Z]), st.integers(-6, 6).map(tir.const))
-divisors = st.sampled_from([1, 2, 3, 4, 8, -2, -4])
+divisors = st.sampled_from([1, 2, 3, 4, 8, -2, -4, Z, Z * 2, 0 - Z])  # Z is never 0
 
 
 def _extend(children):

@@ -161,6 +161,10 @@ class Analyzer:
                 "pass allow_override=True to rebind"
             )
         self.facts.bounds[var] = new
+        if type(rng.min) is not IntImm or type(rng.extent) is not IntImm:
+            # a symbolic range is also kept as comparisons, for proofs such as i + 1 <= n
+            self.facts.constraints.append(op.greater_equal(var, rng.min))
+            self.facts.constraints.append(op.less(var, op.add(rng.min, rng.extent)))
         self.facts.changed()
 
     def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:

@@ -111,3 +111,13 @@ def test_symbolic_constraints_prove_shifted_comparisons():
     with a.constraint_scope(i * 8 + 8 <= n):
         assert a.can_prove(i * 8 + j < n)
         assert not a.can_prove(i * 8 + j + 5 < n)
+
+
+def test_symbolic_range_proves_comparisons_with_its_end():
+    a = arith.Analyzer()
+    n = tir.size_var("n")
+    a.bind(i, tir.Range(0, n))
+    assert a.can_prove(i < n)
+    assert a.can_prove(i + 1 <= n)
+    assert a.can_prove(i >= 0)
+    assert not a.can_prove(i + 1 < n)

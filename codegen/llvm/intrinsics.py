@@ -199,3 +199,39 @@ class IntrinsicCodegen:
         return self.builder.call(fn, args)
 
     intrin_call_pure_extern = intrin_call_extern
+
+    # ------------------------------------------------------------ horizontal reductions
+
+    # tir.vector_reduce_<op>(v) -> the scalar op-reduction of the lanes of v, as
+    #   %r = call T @llvm.vector.reduce.<op>.v8T(<8 x T> %v)
+    # A float sum is ordered (start -0.0) unless fast-math lets LLVM reassociate it.
+    def _reduce(self, op, kind: str):
+        vec = self.visit_expr(op.args[0])
+        t = dt.DataType(op.args[0].dtype)
+        name = _REDUCE_FLOAT[kind] if t.is_float else _REDUCE_INT[kind]
+        if t.is_uint or t.is_bool:
+            name = name.replace(".smin", ".umin").replace(".smax", ".umax")
+        elem = vec.type.element
+        if t.is_float and kind in ("add", "mul"):
+            start = splat_constant(elem, -0.0 if kind == "add" else 1.0)
+            fn = self.declare_intrinsic(name, elem, [elem, vec.type], overloads=[vec.type])
+            return self.builder.call(fn, [start, vec], fastmath=self.fmf)
+        fn = self.declare_intrinsic(name, elem, [vec.type], overloads=[vec.type])
+        return self.builder.call(fn, [vec], fastmath=self.fmf if t.is_float else ())
+
+
+def _reducer(kind: str):
+    def method(self, op):
+        return self._reduce(op, kind)
+
+    method.__name__ = f"intrin_vector_reduce_{kind}"
+    return method
+
+
+_REDUCE_INT = {k: f"llvm.vector.reduce.{v}" for k, v in (
+    ("add", "add"), ("mul", "mul"), ("and", "and"), ("or", "or"), ("xor", "xor"),
+    ("min", "smin"), ("max", "smax"))}
+_REDUCE_FLOAT = {"add": "llvm.vector.reduce.fadd", "mul": "llvm.vector.reduce.fmul",
+                 "min": "llvm.vector.reduce.fmin", "max": "llvm.vector.reduce.fmax"}
+for _kind in _REDUCE_INT:
+    setattr(IntrinsicCodegen, f"intrin_vector_reduce_{_kind}", _reducer(_kind))

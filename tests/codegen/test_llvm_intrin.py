@@ -7,6 +7,7 @@ import pytest
 
 import codegen
 import tir
+import transform
 from llvm_util import multi, run_multi, sample
 
 _erf = np.vectorize(math.erf)
@@ -111,3 +112,27 @@ def test_unknown_extern_is_a_build_error():
                  ["float32"])
     with pytest.raises(ValueError, match="tirlite_no_such_fn.*not defined"):
         codegen.build(func)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int64", "float32", "float64"])
+def test_vector_reductions(dtype):
+    """S[k] = reduce_k(A[0:8]) through llvm.vector.reduce.*."""
+    kinds = ["add", "mul", "min", "max"] + (["and", "or", "xor"] if "int" in dtype else [])
+    A = tir.decl_buffer((8,), dtype, name="A")
+    S = tir.decl_buffer((len(kinds),), dtype, name="S")
+    vec = tir.BufferLoad(A, [tir.Ramp(0, 1, 8)])
+    body = tir.SeqStmt([tir.BufferStore(S, tir.Call(dtype, f"tir.vector_reduce_{k}", [vec]), [i])
+                        for i, k in enumerate(kinds)])
+    a = sample(dtype, n=8, seed=3, lo=1, hi=9)
+    s = np.zeros(len(kinds), dtype)
+    mod = codegen.build(tir.PrimFunc([A, S], body))
+    mod(a, s)
+    refs = {"add": np.sum, "mul": np.prod, "min": np.min, "max": np.max,
+            "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
+            "xor": np.bitwise_xor.reduce}
+    with np.errstate(over="ignore"):
+        expected = [refs[k](a).astype(dtype) for k in kinds]
+    np.testing.assert_allclose(s, expected, rtol=1e-6)
+    with transform.PassContext(config={"codegen.llvm.opt_level": 0}):
+        ll = codegen.build(tir.PrimFunc([A, S], body)).get_source("ll")
+    assert ll.count("call ") >= len(kinds) and "llvm.vector.reduce." in ll

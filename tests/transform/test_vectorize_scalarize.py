@@ -246,3 +246,13 @@ def test_skipper_class_directly():
     loop = vloop(BufferStore(I, j, [j]))
     out = transform.VectorizeSkipper()(loop)
     assert out.kind == ForKind.SERIAL and out.body is loop.body and out.loop_var is j
+
+
+def test_every_statement_scalarized_is_a_scalarized_loop():
+    body = vloop(SeqStmt([IfThenElse(j < n, BufferStore(I, 0, [j])),
+                          BufferStore(I, _pure_extern(j), [j])]))
+    after = vectorize(body)
+    [remark] = transform.vectorize_remarks(after)
+    assert remark.outcome == "scalarized"
+    assert remark.reason == ("if condition depends on j; "
+                             "the call of extern function 'lookup' is not element-wise")

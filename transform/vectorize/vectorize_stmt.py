@@ -1,7 +1,7 @@
 """The vectorizer's statement rules, and scalarization.
 
-``Vectorizer(var, lanes, min_)(body)`` rewrites the body of one vectorized
-loop. Statements take the expression rules of vectorizer.py; a statement
+``Vectorizer(var, lanes, min_).vectorize(body)`` rewrites the body of one
+vectorized loop. Statements take the expression rules of vectorizer.py; a statement
 that cannot become vector code -- a rule raised ``NeedScalarize`` -- is kept
 as a serial loop of its own over the loop's range::
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from tir import op
 from tir.expr import Broadcast, BufferLoad, PrimExpr, Var
-from tir.functor import StmtExprMutator, post_order_visit, substitute
+from tir.functor import StmtExprMutator, deep_recursion, post_order_visit, substitute
 from tir.node import replace
 from tir.range import Range
 from tir.stmt import (
@@ -30,6 +30,7 @@ from tir.stmt import (
     ForKind,
     IfThenElse,
     LetStmt,
+    SeqStmt,
     Stmt,
     While,
 )
@@ -46,14 +47,22 @@ class Vectorizer(ExprVectorizer):
         super().__init__(var, lanes_, min_, analyzer)
         #: The reasons of every scalarized statement, in the order met.
         self.reasons: list[str] = []
-        #: Whether the whole body had to be scalarized.
-        self.scalarized_all = False
         self._root: Stmt | None = None
+        self._scalarized: set[int] = set()
 
     def vectorize(self, body: Stmt) -> Stmt:
         """The vectorized ``body`` (the loop itself disappears)."""
         self._root = body
-        return self.visit_stmt(body)
+        with deep_recursion():
+            return self.visit_stmt(body)
+
+    @property
+    def scalarized_all(self) -> bool:
+        """Whether the whole body (or each of its top-level statements) was scalarized."""
+        root = self._root
+        parts = root.seq if isinstance(root, SeqStmt) else ()
+        return id(root) in self._scalarized or bool(parts) and all(
+            id(s) in self._scalarized for s in parts)
 
     def visit_stmt(self, stmt: Stmt) -> Stmt:
         try:
@@ -67,8 +76,7 @@ class Vectorizer(ExprVectorizer):
         """``stmt`` in a serial loop over the vectorized loop's range."""
         if reason not in self.reasons:
             self.reasons.append(reason)
-        if stmt is self._root:
-            self.scalarized_all = True
+        self._scalarized.add(id(stmt))
         index = Var(f"{self.var.name}_s", self.var.dtype)
         body = substitute(stmt, {self.var: index})
         return For(index, self.min, op.const(self.lanes, self.var.dtype), ForKind.SERIAL, body)

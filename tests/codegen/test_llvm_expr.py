@@ -209,3 +209,18 @@ def test_shuffle_single_lane_is_extract():
 
     codegen.build(tir.PrimFunc([a, out], body))(np.arange(8, dtype="int32") * 10, c)
     assert c[0] == 50
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("int8", -128), ("int16", 32767), ("int32", -7), ("int64", -(2**63)), ("uint8", 255),
+    ("uint16", 65535), ("uint32", 2**32 - 1), ("uint64", 2**64 - 1), ("float16", 1.5),
+    ("float32", -2.25), ("float64", 1e300), ("bool", True), ("bool", False),
+])
+def test_scalar_params_of_every_dtype(dtype, value):
+    import codegen
+
+    x = tir.Var("x", dtype)
+    B = tir.decl_buffer((1,), dtype, name="B")
+    b = np.zeros(1, dtype)
+    codegen.build(tir.PrimFunc([x, B], tir.BufferStore(B, x, [0])))(value, b)
+    assert b[0] == value

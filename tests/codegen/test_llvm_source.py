@@ -101,3 +101,13 @@ def test_skylake_target_without_host_features():
 def test_get_source_rejects_unknown_formats():
     with pytest.raises(ValueError, match="unknown format 'c'"):
         codegen.build(vector_add(8)).get_source("c")
+
+
+def test_buffer_params_are_noalias_unless_configured():
+    import transform
+
+    func = vector_add(8)
+    with transform.PassContext(config={"codegen.llvm.opt_level": 0}):
+        assert codegen.build(func).get_source("ll").count("ptr noalias") == 3
+    with transform.PassContext(config={"codegen.llvm.opt_level": 0, "tir.noalias": False}):
+        assert "noalias" not in codegen.build(func).get_source("ll")

@@ -284,3 +284,16 @@ def test_function_without_vectorized_loops_comes_back_identical():
 def test_pass_info():
     info = transform.VectorizeLoop().info
     assert (info.name, info.opt_level) == ("tir.VectorizeLoop", 0)
+
+
+def test_ramp_and_broadcast_written_in_the_loop():
+    """A[j*4 : j*4+4] = B[j] (four lanes per iteration) becomes one 16-lane store."""
+    body = vloop(BufferStore(A, Broadcast(B[j], 4), [Ramp(j * 4, 1, 4)]))
+    repeated = Shuffle([BufferLoad(B, [R])], [q // 4 for q in range(16)])
+    check(body, BufferStore(A, repeated, [Ramp(0, 1, 16)]))
+
+
+def test_ramp_in_the_loop_with_gaps_is_a_concatenation():
+    body = vloop(BufferStore(A, Broadcast(f32(1), 2), [Ramp(j * 8, 1, 2)]))
+    index = Shuffle([Ramp(8 * q, 1, 2) for q in range(4)], list(range(8)))
+    check(body, BufferStore(A, f32(1, 8), [index]))

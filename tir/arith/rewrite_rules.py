@@ -2,9 +2,11 @@
 
 Pattern variables: ``x y z w`` match any expression, ``c1 c2 c3`` constants,
 ``b1 b2`` booleans. Conditions get the match ``m`` (``m.x``, ``m.v("c1")``
-for a constant's value, ``m.s`` the simplifier for proofs). Integer blocks
-only run on integer operands (see ``RewriteSimplifier._rules_apply``);
-``ANY_DTYPE_KINDS`` run on every dtype and guard themselves. Constants are
+for a constant's value, ``m.s`` the simplifier for proofs). ``RULES`` serve
+32/64-bit signed integers, which index arithmetic uses and which TIR assumes
+never overflow; ``RING_RULES`` (identities that survive wraparound) serve
+the other integers; ``ANY_DTYPE_KINDS`` run on every dtype and guard
+themselves (see ``RewriteSimplifier._table``). Constants are
 moved to the right of commutative operators first, so rules need one order.
 All rules hold for overflow-free integer arithmetic.
 """
@@ -169,6 +171,8 @@ def _pick_by_const(m):
 
 # ---------------------------------------------------------------- the rules
 
+# Add, Sub and Mul rules are ring identities: they hold with two's-complement wraparound
+# too, so they also serve 8/16-bit and unsigned integers (see RING_RULES).
 ADD = [
     Rule(c1 + x, x + c1),
     Rule(ramp(x, y) + ramp(z, w), ramp(x + z, y + w)),
@@ -191,9 +195,12 @@ ADD = [
     Rule(x + (y + c1), (x + y) + c1),
     Rule((x - c1) + y, (x + y) - c1),
     Rule(x + (y - c1), (x + y) - c1),
+    Rule(Select(b1, x, y) + Select(b1, z, w), Select(b1, x + z, y + w)),
+]
+
+ADD_NO_OVERFLOW = [
     Rule(min(x, y - z) + z, min(x + z, y)),
     Rule(max(x, y - z) + z, max(x + z, y)),
-    Rule(Select(b1, x, y) + Select(b1, z, w), Select(b1, x + z, y + w)),
 ]
 
 SUB = [
@@ -440,11 +447,14 @@ RAMP_RULES = [
 ]
 
 RULES = {
-    Add: ADD, Sub: SUB, Mul: MUL, FloorDiv: FLOORDIV, FloorMod: FLOORMOD, Div: TRUNCDIV,
+    Add: ADD + ADD_NO_OVERFLOW, Sub: SUB, Mul: MUL, FloorDiv: FLOORDIV, FloorMod: FLOORMOD, Div: TRUNCDIV,
     Mod: TRUNCMOD, Min: MIN, Max: MAX, LT: LT_RULES, LE: LE_RULES, GT: GT_RULES, GE: GE_RULES,
     EQ: EQ_RULES, NE: NE_RULES, Not: NOT_RULES, And: AND_RULES, Or: OR_RULES,
     Select: SELECT_RULES, Ramp: RAMP_RULES,
 }
+
+#: The rules for integers that may wrap (8/16-bit, unsigned): ring identities only.
+RING_RULES = {Add: ADD, Sub: SUB, Mul: MUL, Ramp: RAMP_RULES}
 
 #: Node kinds whose rules run on any dtype (each rule that needs integers checks it).
 ANY_DTYPE_KINDS = frozenset({Not, And, Or, Select, GT, GE})

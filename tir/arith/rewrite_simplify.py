@@ -44,7 +44,7 @@ from ..expr import (
 )
 from ..functor import ExprMutator, substitute
 from .pattern import child_types, could_match
-from .rewrite_rules import ANY_DTYPE_KINDS, RULES
+from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
 
 #: How many rule applications may nest before the simplifier gives up on a node.
 MAX_DEPTH = 24
@@ -64,9 +64,15 @@ def is_int(e: PrimExpr) -> bool:
     Only those get the integer rules, which assume no overflow. Unsigned
     values would need negative constants, which wrap; 8- and 16-bit integers
     are data that does wrap in practice (``min(a + a, a + b)`` is not
-    ``a + min(a, b)`` in int8). They get constant folding and the logic rules.
+    ``a + min(a, b)`` in int8). They get the ring identities only.
     """
     return index_like(e.dtype)
+
+
+@functools.cache
+def _wrapping_int(dtype: str) -> bool:
+    t = dt.DataType(dt.element_of(dtype))
+    return t.is_integer and not index_like(dtype)
 
 
 @functools.cache
@@ -147,12 +153,12 @@ def _is_const(e: PrimExpr) -> bool:
 _RULE_INDEX: dict[tuple, tuple] = {}
 
 
-def _rules_for(cls: type, types: tuple) -> tuple:
+def _rules_for(table: dict, cls: type, types: tuple) -> tuple:
     """The rules of ``cls`` whose pattern accepts children of these classes (cached)."""
-    key = (cls, types)
+    key = (id(table), cls, types)
     hit = _RULE_INDEX.get(key)
     if hit is None:
-        hit = tuple(r for r in RULES[cls] if could_match(r.pattern, types))
+        hit = tuple(r for r in table[cls] if could_match(r.pattern, types))
         _RULE_INDEX[key] = hit
     return hit
 
@@ -200,9 +206,12 @@ class RewriteSimplifier:
         return out
 
     def _rewrite_node(self, e: PrimExpr) -> PrimExpr:
-        if self._depth >= MAX_DEPTH or type(e) not in RULES or not self._rules_apply(e):
+        if self._depth >= MAX_DEPTH or type(e) not in RULES:
             return e
-        rules = _rules_for(type(e), child_types(e))
+        table = self._table(e)
+        if table is None or type(e) not in table:
+            return e
+        rules = _rules_for(table, type(e), child_types(e))
         for rule in rules:
             out = rule.apply(e, self)
             if out is not None and out is not e:
@@ -214,11 +223,16 @@ class RewriteSimplifier:
         return e
 
     @staticmethod
-    def _rules_apply(e: PrimExpr) -> bool:
-        """Integer rules need integer operands; logic and Select rules take any."""
+    def _table(e: PrimExpr) -> dict | None:
+        """Which rules fit ``e``: all, ring identities only (wrapping ints), or none (floats)."""
         if type(e) in ANY_DTYPE_KINDS:
-            return True
-        return is_int(e.a) if isinstance(e, CmpOpNode) else is_int(e)
+            return RULES
+        operand = e.a if isinstance(e, CmpOpNode) else e
+        if is_int(operand):
+            return RULES
+        if _wrapping_int(operand.dtype):
+            return RING_RULES
+        return None
 
     # ------------------------------------------------------------ helpers for rule conditions
 

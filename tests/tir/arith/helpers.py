@@ -28,6 +28,15 @@ _BIN = {
 }
 
 
+def _wrap(v: int, dtype: str) -> int:
+    """Two's-complement wraparound for 8- and 16-bit results (as the machine computes)."""
+    bits = {"int8": 8, "int16": 16}.get(tir.DataType(dtype).element_of.__str__())
+    if bits is None:
+        return v
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
 def evaluate(e, env: dict):
     """The value of ``e`` with vars from ``env`` (Var -> int); vectors give lists."""
     cls = type(e)
@@ -37,8 +46,8 @@ def evaluate(e, env: dict):
             n = len(a) if isinstance(a, list) else len(b)
             a = a if isinstance(a, list) else [a] * n
             b = b if isinstance(b, list) else [b] * n
-            return [_BIN[cls](p, q) for p, q in zip(a, b)]
-        return _BIN[cls](a, b)
+            return [_wrap(_BIN[cls](p, q), e.dtype) for p, q in zip(a, b)]
+        return _wrap(_BIN[cls](a, b), e.dtype)
     if cls is E.IntImm:
         return e.value
     if isinstance(e, E.Var):

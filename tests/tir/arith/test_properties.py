@@ -149,3 +149,31 @@ def test_can_prove_under_a_constraint_is_sound(assumption, goal):
     for env in holds:
         assert evaluate(simplified, env) == evaluate(goal, env), (
             f"{show(goal)} -> {show(simplified)} under {show(assumption)} at {env}")
+
+
+A8, B8 = tir.var("a8", "int8"), tir.var("b8", "int8")
+WRAP_ASSIGNMENTS = [{A8: a, B8: b} for a in range(-128, 128, 9) for b in (-128, -77, -1, 0, 5, 127)]
+int8_leaves = st.one_of(st.sampled_from([A8, B8]),
+                        st.integers(-128, 127).map(lambda v: tir.const(v, "int8")))
+
+
+def _extend8(children):
+    pair = st.tuples(children, children)
+    return st.one_of(
+        pair.map(lambda p: p[0] + p[1]),
+        pair.map(lambda p: p[0] - p[1]),
+        pair.map(lambda p: tir.Mul(p[0], p[1])),
+        pair.map(lambda p: tir.min(p[0], p[1])),
+        pair.map(lambda p: tir.max(p[0], p[1])),
+        st.tuples(children, children, children, children).map(
+            lambda p: tir.Select(p[0] < p[1], p[2], p[3])),
+    )
+
+
+@SETTINGS
+@given(st.recursive(int8_leaves, _extend8, max_leaves=8))
+def test_int8_simplify_respects_wraparound(e):
+    a = arith.Analyzer()
+    out = a.simplify(e)
+    for env in WRAP_ASSIGNMENTS:
+        assert evaluate(out, env) == evaluate(e, env), f"{show(e)} -> {show(out)} at {env}"

@@ -257,3 +257,8 @@ def test_narrow_integers_are_not_reassociated():
     assert_same(an.simplify(tir.Add(tir.const(100, "int8"), tir.const(1, "int8"))),
                 tir.const(101, "int8"))
     assert_same(an.simplify(tir.Select(a8 < b8, a8, a8)), a8)
+    assert_same(an.simplify(a8 - a8), tir.const(0, "int8"))        # ring identities still hold
+    assert_same(an.simplify((a8 + b8) - b8), a8)
+    u = tir.var("u", "uint32")
+    assert_same(an.simplify((u + tir.const(3, "uint32")) - tir.const(1, "uint32")),
+                u + tir.const(2, "uint32"))

@@ -284,7 +284,8 @@ def _loop_with_extent(extent):
 
 def test_illegal_extent():
     n = tir.var("n")
-    with pytest.raises(transform.VectorizeError, match="loop j: extent n is not a constant"):
+    with pytest.raises(transform.VectorizeError,
+                       match="main: cannot vectorize loop j: extent n is not a constant"):
         vectorize(_loop_with_extent(n))
 
 
@@ -301,9 +302,10 @@ def test_scalable_extent_needs_sve():
 
 
 def test_vectorize_error_names_loop_and_reason():
-    err = transform.VectorizeError("k", "extent 0 is below 1")
+    err = transform.VectorizeError("k", "extent 0 is below 1", "f")
     assert isinstance(err, ValueError)
-    assert (err.loop_var, err.reason) == ("k", "extent 0 is below 1")
+    assert (err.func_name, err.loop_var, err.reason) == ("f", "k", "extent 0 is below 1")
+    assert str(err) == "f: cannot vectorize loop k: extent 0 is below 1"
 
 
 def test_scalable_extent_on_sve_target_is_not_supported_yet():

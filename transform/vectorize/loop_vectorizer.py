@@ -33,6 +33,15 @@ class LoopVectorizer(StmtMutator):
         if loop.kind != ForKind.VECTORIZED:
             self._bind(loop)
             return self.generic_visit(loop)
+        try:
+            return self._vectorize(loop)
+        except VectorizeError as err:
+            if err.func_name is not None:
+                raise
+            raise VectorizeError(err.loop_var, err.reason, self.func_name) from None
+
+    def _vectorize(self, loop: For) -> Stmt:
+        """One vectorized loop, after the vectorized loops inside it; records its remark."""
         lanes = self._lanes(loop)
         slot = len(self.remarks)  # this loop's remark goes before those of the loops inside it
         self._bind(loop)

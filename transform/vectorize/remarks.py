@@ -27,10 +27,12 @@ SCALARIZED = "scalarized"
 class VectorizeError(ValueError):
     """A vectorized loop the pass cannot accept; names the loop and the reason."""
 
-    def __init__(self, loop_var: str, reason: str):
+    def __init__(self, loop_var: str, reason: str, func_name: str | None = None):
         self.loop_var = loop_var
         self.reason = reason
-        super().__init__(f"cannot vectorize loop {loop_var}: {reason}")
+        self.func_name = func_name
+        where = f"{func_name}: " if func_name else ""
+        super().__init__(f"{where}cannot vectorize loop {loop_var}: {reason}")
 
 
 @attrs.frozen

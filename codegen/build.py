@@ -72,7 +72,7 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     target = Target(target)
     ctx = PassContext.current()
     key = (str(target), tuple(sorted((k, repr(v)) for k, v in ctx.config.items())),
-           ctx.opt_level)
+           ctx.opt_level, tuple(sorted(ctx.disabled_pass)), tuple(sorted(ctx.required_pass)))
     cached = _CACHE.find(mod, key)
     if cached is not None:
         return cached

@@ -45,9 +45,7 @@ class ParallelCodegen:
         for k, value in enumerate(values):
             self.builder.store(value, self._field(closure, struct_ty, k))
         task = self._outline(op, captured, struct_ty)
-        extent = self.builder.sext(self.visit_expr(op.extent), I64) if op.extent.dtype != "int64" \
-            else self.visit_expr(op.extent)
-        code = self._launch(task, closure, extent)
+        code = self._launch(task, closure, self._resize_int(self.visit_expr(op.extent), I64))
         failed = self.builder.icmp_signed("!=", code, int_constant(I32, 0))
         with self.builder.if_then(failed, likely=False):
             self.builder.ret(code)
@@ -120,15 +118,20 @@ class ParallelCodegen:
         self.entry, self.builder, self.vars, self.aligns, self.in_parallel = saved
         return task
 
+    def _resize_int(self, value, ty):
+        """A signed integer ``value`` sign-extended or truncated to ``ty``."""
+        if value.type.width == ty.width:
+            return value
+        if value.type.width < ty.width:
+            return self.builder.sext(value, ty)
+        return self.builder.trunc(value, ty)
+
     # chunk = ceil(extent / num_tasks); iterations [min + task*chunk, min(min + extent, that + chunk))
     def _run_chunk(self, op, task_id, num_tasks) -> None:
         b = self.builder
         begin, extent = self.visit_expr(op.min), self.visit_expr(op.extent)
         ty = extent.type
-        tasks = b.sext(num_tasks, ty) if ty.width > 32 else b.trunc(num_tasks, ty) \
-            if ty.width < 32 else num_tasks
-        task = b.sext(task_id, ty) if ty.width > 32 else b.trunc(task_id, ty) \
-            if ty.width < 32 else task_id
+        tasks, task = self._resize_int(num_tasks, ty), self._resize_int(task_id, ty)
         chunk = b.sdiv(b.sub(b.add(extent, tasks), int_constant(ty, 1)), tasks)
         lo = b.add(begin, b.mul(task, chunk))
         end = b.add(begin, extent)

@@ -89,9 +89,10 @@ def test_ways_agree_with_each_other_on_the_tail():
 # ---------------------------------------------------------------- random programs
 #
 # Hypothesis draws an expression over A[k], B[k] and constants, stored to C[k]
-# in a vectorized loop; the interpreter (on the TIR as written) and both LLVM
-# ways must agree bit for bit. Integer types are those whose overflow wraps in
-# TIR (8/16-bit signed, unsigned); divisors are constants other than 0 and -1.
+# in a vectorized loop (guarded by k < n when drawn); the interpreter (on the
+# TIR as written) and both LLVM ways must agree bit for bit. Integer types are
+# those whose overflow wraps in TIR (8/16-bit signed, unsigned); divisors are
+# constants other than 0 and -1; float operations are the IEEE-exact ones.
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -138,25 +139,50 @@ def _expr(data, dtype, loads, depth):
     a = _expr(data, dtype, loads, depth - 1)
     b = _expr(data, dtype, loads, depth - 1)
     ops = ["add", "sub", "mul", "min", "max", "select"]
-    if dtype != "float32":
-        ops.append("int")
+    ops += ["float"] if dtype == "float32" else ["int"]
+    ops += ["cast"] if dtype != "uint32" else []
     op = data.draw(st.sampled_from(ops))
     if op == "select":
-        return tir.Select(a < b, b, a)
+        cmp = data.draw(st.sampled_from([tir.LT, tir.LE, tir.EQ, tir.NE, tir.GE]))
+        return tir.Select(cmp(a, b), b, a)
     if op == "int":
         return _int_op(data, a, b, dtype)
+    if op == "float":
+        return _float_op(data, a, b)
+    if op == "cast":  # through a wider type and back, staying in range (else it is undefined)
+        if dtype == "float32":
+            return tir.Cast(dtype, tir.Cast("float64", a) + tir.Cast("float64", b))
+        return tir.Cast(dtype, tir.Max(tir.Cast("float32", a), tir.Cast("float32", b)))
     return {"add": tir.Add, "sub": tir.Sub, "mul": tir.Mul, "min": tir.Min, "max": tir.Max}[op](a, b)
 
 
+def _float_op(data, a, b):
+    """Float operations that are exact in IEEE arithmetic, so every backend agrees bit for bit."""
+    op = data.draw(st.sampled_from(["div", "floor", "ceil", "trunc", "fabs", "sqrt", "nearbyint"]))
+    if op == "div":  # a denominator of at least 1 keeps NaN and inf out
+        return a / (tir.abs(b) + 1.0)
+    if op == "sqrt":
+        return tir.sqrt(tir.abs(a))
+    return tir.call_intrin("float32", f"tir.{op}", a)
+
+
 def _random_kernel(data):
+    """C[k] = expr for k < n (a guarded tail when drawn), over blocks of 8 vector lanes."""
     dtype = data.draw(st.sampled_from(RANDOM_DTYPES))
+    guarded = data.draw(st.booleans())
+    n = tir.var("n")
     ib = ir_builder.create()
     A, B, C = (ib.pointer(dtype, name=name) for name in "ABC")
     with ib.for_range(0, RANDOM_N // 8, name="i") as i:
         with ib.for_range(0, 8, name="j", kind="vectorize") as j:
             k = i * 8 + j
-            C[k] = _expr(data, dtype, {"A": A[k], "B": B[k]}, depth=3)
-    return tir.PrimFunc([A, B, C], ib.get()), dtype
+            value = _expr(data, dtype, {"A": A[k], "B": B[k]}, depth=3)
+            if guarded:
+                with ib.if_scope(k < n):
+                    C[k] = value
+            else:
+                C[k] = value
+    return tir.PrimFunc([A, B, C, n], ib.get()), dtype
 
 
 def _random_inputs(dtype, seed):
@@ -175,10 +201,11 @@ def _random_inputs(dtype, seed):
 def test_random_programs_agree_across_backends(data):
     func, dtype = _random_kernel(data)
     a, b = _random_inputs(dtype, data.draw(st.integers(0, 2**16)))
+    n = data.draw(st.integers(0, RANDOM_N))
     results = {}
     for way in ("interpreter", "vectorized", "scalar"):
         c = np.zeros(RANDOM_N, dtype)
-        WAYS[way](func)["main"](a.copy(), b.copy(), c)
+        WAYS[way](func)["main"](a.copy(), b.copy(), c, n)
         results[way] = c
     for way in ("vectorized", "scalar"):
         np.testing.assert_array_equal(results[way], results["interpreter"], err_msg=f"{way}\n{func}")

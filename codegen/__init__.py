@@ -27,5 +27,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'codegen' has no attribute {name!r}")
 
 
-__all__ = ["build", "lower", "default_pipeline", "clear_cache", "Target", "load_module", "Module",
-           "PackedFunction"]
+__all__ = [
+    "Module",
+    "PackedFunction",
+    "Target",
+    "build",
+    "clear_cache",
+    "default_pipeline",
+    "load_module",
+    "lower",
+]

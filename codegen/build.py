@@ -30,7 +30,7 @@ CACHE_SIZE = 64
 def default_pipeline() -> list:
     """The passes ``build`` runs before code generation, in order."""
     return [
-        # Fold constants and normalize index arithmetic, so loops and indices are clean affine forms.
+        # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
         # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when
         # tir.disable_vectorize is set: the pass then runs VectorizeSkipper).

@@ -14,7 +14,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ _CONVERT = {"handle": _address, "float16": _half_bits, "bool": int}
 class PackedFunction:
     """One compiled function: call it with NumPy arrays and Python numbers."""
 
-    def __init__(self, module: "Module", name: str, func: PrimFunc, address: int):
+    def __init__(self, module: Module, name: str, func: PrimFunc, address: int):
         self.module = module  # keeps the native code alive as long as this object
         self.name = name
         self._binder = ArgBinder(func, name)
@@ -201,7 +202,7 @@ def _link_shared(obj: bytes, path: str) -> None:
         obj_path = os.path.join(tmp, "module.o")
         with open(obj_path, "wb") as f:
             f.write(obj)
-        result = subprocess.run([cc, "-shared", "-o", path, obj_path, "-lm"],
+        result = subprocess.run([cc, "-shared", "-o", path, obj_path, "-lm"], check=False,
                                 capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"export_library: {cc} failed:\n{result.stderr}")
@@ -274,4 +275,4 @@ def _has_global(llvm_module: Any, name: str) -> bool:
     return any(g.name == name for g in llvm_module.global_variables)
 
 
-__all__ = ["Module", "PackedFunction", "load_module", "jit_module"]
+__all__ = ["Module", "PackedFunction", "jit_module", "load_module"]

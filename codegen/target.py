@@ -35,7 +35,7 @@ class Target:
 
     __slots__ = ("kind", "options")
 
-    def __init__(self, target: "str | Target" = "llvm"):
+    def __init__(self, target: str | Target = "llvm"):
         if isinstance(target, Target):
             target = str(target)
         if not isinstance(target, str):
@@ -126,7 +126,8 @@ class Target:
 
 # A few CPU names we can recognise without asking LLVM (for an explicit -mcpu).
 _AVX_CPUS = frozenset(
-    "sandybridge ivybridge haswell broadwell skylake alderlake znver1 znver2 znver3 znver4".split()
+    ["sandybridge", "ivybridge", "haswell", "broadwell", "skylake", "alderlake",
+     "znver1", "znver2", "znver3", "znver4"]
 )
 
 
@@ -136,7 +137,9 @@ def _parse(text: str) -> tuple[str, dict[str, str]]:
         raise ValueError("Target: empty target string; use 'llvm'")
     kind, options = tokens[0], {}
     if kind not in _KINDS:
-        raise ValueError(f"Target: unknown target kind {kind!r} in {text!r}; expected one of {_KINDS}")
+        raise ValueError(
+            f"Target: unknown target kind {kind!r} in {text!r}; expected one of {_KINDS}"
+        )
     for token in tokens[1:]:
         key, value = _parse_option(token, text)
         options[key] = value
@@ -180,7 +183,7 @@ def _enabled_features(features: str) -> set[str]:
     return enabled
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _host() -> dict[str, Any]:
     import llvmlite.binding as llvm
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir import dtype as dt
 from tir.arith import Analyzer
@@ -210,7 +210,7 @@ class CodeGenLLVM(
         glob.global_constant = True
 
     def generic_visit(self, node):
-        raise NotImplementedError(f"codegen: {type(node).__name__} is not supported by the LLVM backend")
+        raise ValueError(f"codegen: {type(node).__name__} is not supported by the LLVM backend")
 
 
-__all__ = ["CodeGenLLVM", "symbol_name", "native_param_type", "LAUNCHER_SYMBOL"]
+__all__ = ["LAUNCHER_SYMBOL", "CodeGenLLVM", "native_param_type", "symbol_name"]

@@ -7,7 +7,7 @@ have a comment showing the IR they produce.
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
@@ -33,14 +33,14 @@ def zero(ty: ir.Type) -> ir.Constant:
     return ir.Constant(ty, None)
 
 
-def splat_constant(ty: ir.Type, value: int | float) -> ir.Constant:
+def splat_constant(ty: ir.Type, value: float) -> ir.Constant:
     """A constant of ``ty`` with ``value`` in every lane."""
     if isinstance(ty, ir.VectorType):
         return ir.Constant(ty, [_scalar_constant(ty.element, value)] * ty.count)
     return _scalar_constant(ty, value)
 
 
-def _scalar_constant(ty: ir.Type, value: int | float) -> ir.Constant:
+def _scalar_constant(ty: ir.Type, value: float) -> ir.Constant:
     if isinstance(ty, ir.IntType):
         return int_constant(ty, int(value))
     return ir.Constant(ty, float(value))
@@ -88,7 +88,8 @@ class ExprCodegen:
         t = dt.DataType(op.dtype)
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         if t.is_float:
-            return self.call_float_intrinsic("llvm.floor", [self.builder.fdiv(a, b, flags=self.fmf)])
+            quotient = self.builder.fdiv(a, b, flags=self.fmf)
+            return self.call_float_intrinsic("llvm.floor", [quotient])
         if not t.is_int:
             return self.builder.udiv(a, b)
         q = self.builder.sdiv(a, b)

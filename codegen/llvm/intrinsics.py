@@ -8,7 +8,7 @@ instructions or lane-by-lane library calls. Functions without one (``erf``,
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir import dtype as dt
 

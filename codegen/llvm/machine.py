@@ -15,7 +15,7 @@ import llvmlite.binding as llvm
 from ..target import Target
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _initialize(native_only: bool) -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir import dtype as dt
 from tir import op as tir_op
@@ -34,7 +34,7 @@ ALLOC_ALIGN = 64
 class Access:
     """A linearized buffer access: a scalar offset plus a vector part."""
 
-    __slots__ = ("base", "stride", "lanes", "vector", "index_dtype")
+    __slots__ = ("base", "index_dtype", "lanes", "stride", "vector")
 
     def __init__(self, base, stride=None, index_dtype="int32", vector=None):
         self.base = base        # scalar offset (elements), a TIR expression
@@ -150,7 +150,7 @@ class MemoryCodegen:
             return self.broadcast(ir.Constant(I1, 1), all_true)
         return self.visit_expr(predicate)
 
-    # %v = call <n x T> @llvm.masked.load(ptr %p, i32 align, <n x i1> %mask, <n x T> zeroinitializer)
+    # %v = call <n x T> @llvm.masked.load(ptr %p, i32 align, <n x i1> %mask, <n x T> zeroes)
     def _masked_load(self, ptr, ty, align: int, predicate):
         if not isinstance(ty, ir.VectorType):
             return self._guarded_scalar_load(ptr, ty, align, predicate)
@@ -246,7 +246,7 @@ class MemoryCodegen:
     # %p = call ptr @aligned_alloc(i64 64, i64 round_up(bytes, 64)) ; null -> return -1
     # ... body ... ; call void @free(ptr %p)
     def _heap_allocate(self, op, count, size: int):
-        nbytes = self.builder.mul(self.index64(tir_op.cast("int64", count)), int_constant(I64, size))
+        nbytes = self.builder.mul(self.index64(count), int_constant(I64, size))
         rounded = self.builder.and_(self.builder.add(nbytes, int_constant(I64, ALLOC_ALIGN - 1)),
                                     int_constant(I64, -ALLOC_ALIGN))
         alloc = self.declare_c("aligned_alloc", PTR, [I64, I64])

@@ -17,7 +17,7 @@ inside another is run serially by its task.
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir.buffer import Buffer
 from tir.expr import Var
@@ -126,7 +126,8 @@ class ParallelCodegen:
             return self.builder.sext(value, ty)
         return self.builder.trunc(value, ty)
 
-    # chunk = ceil(extent / num_tasks); iterations [min + task*chunk, min(min + extent, that + chunk))
+    # chunk = ceil(extent / num_tasks); this task runs
+    # [min + task * chunk, min(min + extent, min + (task + 1) * chunk))
     def _run_chunk(self, op, task_id, num_tasks) -> None:
         b = self.builder
         begin, extent = self.visit_expr(op.min), self.visit_expr(op.extent)

@@ -11,7 +11,7 @@ A loop is emitted in rotated form, which LLVM's loop passes expect:
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir.expr import IntImm
 from tir.stmt import ForKind
@@ -67,7 +67,7 @@ class StmtCodegen:
 
     def visit_while(self, op):
         func = self.builder.function
-        head, body, done = (func.append_basic_block(n) for n in ("while", "while_body", "while_end"))
+        head, body, done = (func.append_basic_block(n) for n in ("while", "while_body", "done"))
         self.builder.branch(head)
         self.builder.position_at_end(head)
         self.builder.cbranch(self.visit_expr(op.condition), body, done)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from tir import dtype as dt
 
@@ -33,14 +33,14 @@ _SCALARS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ir_type(dtype: str) -> ir.Type:
     """The LLVM register type of ``dtype``."""
     t = dt.DataType(dtype)
     return _with_lanes(_SCALARS[str(t.element_of)], t)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def memory_type(dtype: str) -> ir.Type:
     """The LLVM type ``dtype`` has in memory (bool as ``i8``)."""
     t = dt.DataType(dtype)
@@ -54,7 +54,7 @@ def _with_lanes(element: ir.Type, t: dt.DataType) -> ir.Type:
     return ir.VectorType(element, t.lanes) if t.lanes > 1 else element
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def element_bytes(dtype: str) -> int:
     """Bytes of one lane of ``dtype`` in memory."""
     t = dt.DataType(dtype)

@@ -4,9 +4,9 @@ import operator
 
 import numpy as np
 import pytest
+from llvm_util import FLOATS, INTS, elementwise, multi, run, run_multi, sample
 
 import tir
-from llvm_util import FLOATS, INTS, elementwise, multi, run, run_multi, sample
 
 LANES = [1, 4, 8]
 

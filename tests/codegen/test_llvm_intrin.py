@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from llvm_util import multi, run_multi, sample
 
 import codegen
 import tir
 import transform
-from llvm_util import multi, run_multi, sample
 
 _erf = np.vectorize(math.erf)
 
@@ -86,7 +86,8 @@ def test_scalar_if_then_else_evaluates_only_the_taken_side():
     B = tir.decl_buffer((16,), "float32", name="B")
     i = tir.Var("i", "int32")
     value = tir.if_then_else(i < n, A[i] * 2.0, tir.const(-1.0))
-    func = tir.PrimFunc([A, B], tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.BufferStore(B, value, [i])))
+    loop = tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.BufferStore(B, value, [i]))
+    func = tir.PrimFunc([A, B], loop)
     a, b = np.arange(4, dtype="float32"), np.zeros(16, "float32")
     codegen.build(func)(a, b)
     np.testing.assert_array_equal(b, [0, 2, 4, 6] + [-1] * 12)

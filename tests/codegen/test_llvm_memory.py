@@ -98,9 +98,8 @@ def test_two_dimensional_buffers_with_strides_and_symbolic_shape():
     B = tir.decl_buffer((n, m), "float32", name="B")
     ib = ir_builder.create()
     a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
-    with ib.for_range(0, m, name="i") as i:
-        with ib.for_range(0, n, name="j") as j:
-            b[j, i] = a[i, j] * 2.0
+    with ib.for_range(0, m, name="i") as i, ib.for_range(0, n, name="j") as j:
+        b[j, i] = a[i, j] * 2.0
     mod = _build(tir.PrimFunc([A, B], ib.get()))
     big = np.arange(5 * 12, dtype="float32").reshape(5, 12)
     view = big[:, 2:9]  # strides (12, 1) elements, not contiguous
@@ -207,7 +206,7 @@ def test_vector_access_to_an_allocation_is_aligned():
     ])
     func = tir.PrimFunc([A, B], tir.Allocate(data, "float32", [64], tir.const(True), body))
     ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
-    tmp_accesses = [line for line in ll.splitlines() if "<8 x float>" in line and "align 32" in line]
+    tmp_accesses = [ln for ln in ll.splitlines() if "<8 x float>" in ln and "align 32" in ln]
     assert len(tmp_accesses) == 2, ll
     # NumPy only guarantees element alignment for parameters.
     assert "load <8 x float>, ptr %A" not in ll or "align 4" in ll

@@ -16,9 +16,8 @@ def vector_add(lanes=8, kind="vectorize"):
     bufs = [tir.decl_buffer((n, lanes), "float32", name=x) for x in "ABC"]
     ib = ir_builder.create()
     a, b, c = (ib.buffer_ptr(x) for x in bufs)
-    with ib.for_range(0, n, name="i") as i:
-        with ib.for_range(0, lanes, kind=kind, name="j") as j:
-            c[i, j] = a[i, j] + b[i, j]
+    with ib.for_range(0, n, name="i") as i, ib.for_range(0, lanes, kind=kind, name="j") as j:
+        c[i, j] = a[i, j] + b[i, j]
     return tir.PrimFunc(bufs, ib.get())
 
 

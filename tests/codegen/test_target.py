@@ -66,8 +66,8 @@ def test_non_string_target():
 
 
 def test_unknown_triple_fails_when_compiling():
-    import tir
     import codegen
+    import tir
 
     A = tir.decl_buffer((4,), "float32", name="A")
     func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))

@@ -3,6 +3,11 @@
 Tables map (node class, dtype kind) to ``llvmlite.ir.IRBuilder`` methods; the
 few nodes that need several instructions (floor division, ramps, shuffles)
 have a comment showing the IR they produce.
+
+Undefined behaviour is TIR's, as in C and TVM, and is not checked on the hot
+path: integer division or modulo by zero (the process gets SIGFPE), signed
+overflow of 32/64-bit integers (``nsw``), shifts by the bit width or more,
+float-to-int casts out of range. Narrow integers (8/16 bits) wrap around.
 """
 
 from __future__ import annotations

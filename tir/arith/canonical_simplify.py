@@ -169,6 +169,14 @@ class CanonicalSimplifier(ExprVisitor):
     def generic_visit(self, e: PrimExpr) -> Linear:
         return self.atom(self._children.visit_expr_children(e))
 
+    def visit_min(self, e) -> Linear:
+        out = self._children.visit_expr_children(e)
+        if self._orders.order(out.b) < self._orders.order(out.a):
+            out = type(out)(out.b, out.a)  # min and max commute: one order for equal atoms
+        return self.atom(out)
+
+    visit_max = visit_min
+
     def visit_int_imm(self, e) -> Linear:
         return Linear(e.value)
 
@@ -228,7 +236,7 @@ class CanonicalSimplifier(ExprVisitor):
                 rest.add_term(key, atom, coeff)
         if kind is Div and quotient.terms and not self._nonneg(rest, like):
             return self.atom(Div(self.rebuild(a, like), IntImm(like.dtype, c)))
-        rest, c = _reduce_gcd(rest, c)
+        rest, c, _ = _reduce_gcd(rest, c)  # the dropped remainder never crosses a multiple
         iv = self.bounds.interval(self.rebuild(rest, like)) if rest.terms else (rest.const,) * 2
         k = floor_quotient(iv, c)
         if k is not None:
@@ -244,17 +252,17 @@ class CanonicalSimplifier(ExprVisitor):
                 rest.add_term(key, atom, coeff)
         if kind is Mod and not self._nonneg(rest, like):
             return self.atom(Mod(self.rebuild(a, like), IntImm(like.dtype, c)))
-        rest, c2 = _reduce_gcd(rest, c)
-        scale = c // c2  # floormod(g*A, g*c) == g * floormod(A, c)
+        rest, c2, r = _reduce_gcd(rest, c)
+        scale = c // c2  # floormod(g*B + r, g*c2) == g * floormod(B, c2) + r
         rest_expr = self.rebuild(rest, like)
         iv = self.bounds.interval(rest_expr) if rest.terms else (rest.const,) * 2
         k = floor_quotient(iv, c2)
         if k is not None:
-            return rest.plus(Linear(-k * c2)).scaled(scale)
+            return rest.plus(Linear(-k * c2)).scaled(scale).plus(Linear(r))
         coeff, base = self.mods.mod(rest_expr)
         if coeff % c2 == 0:
-            return Linear(base % c2 * scale)
-        return self.atom(kind(rest_expr, IntImm(like.dtype, c2))).scaled(scale)
+            return Linear(base % c2 * scale + r)
+        return self.atom(kind(rest_expr, IntImm(like.dtype, c2))).scaled(scale).plus(Linear(r))
 
     def _nonneg(self, form: Linear, like: PrimExpr) -> bool:
         return self.bounds.interval(self.rebuild(form, like))[0] >= 0
@@ -305,15 +313,22 @@ class CanonicalSimplifier(ExprVisitor):
         return form
 
 
-def _reduce_gcd(form: Linear, c: int) -> tuple[Linear, int]:
-    """Divide ``form`` and ``c`` by their common factor (exact for floor division)."""
-    g = math.gcd(c, form.const, *(coeff for _, coeff in form.terms.values()))
+def _reduce_gcd(form: Linear, c: int) -> tuple[Linear, int, int]:
+    """Write ``form`` as ``g*B + r`` (``g`` divides ``c`` and every coefficient, ``0 <= r < g``).
+
+    Returns ``(B, c // g, r)``: then ``floordiv(form, c) == floordiv(B, c // g)`` and
+    ``floormod(form, c) == g * floormod(B, c // g) + r``.
+    """
+    if not form.terms:
+        return form, c, 0
+    g = math.gcd(c, *(coeff for _, coeff in form.terms.values()))
     if g <= 1:
-        return form, c
-    out = Linear(form.const // g)
+        return form, c, 0
+    q, r = divmod(form.const, g)
+    out = Linear(q)
     for key, (atom, coeff) in form.terms.items():
         out.add_term(key, atom, coeff // g)
-    return out, c // g
+    return out, c // g, r
 
 
 class _Children(ExprMutator):

@@ -148,6 +148,11 @@ def _eq_by_residue(m):
     return const(False, "bool") if coeff > 0 and base % coeff != 0 else None
 
 
+def _ne_by_residue(m):
+    out = _eq_by_residue(m)
+    return None if out is None else const(True, "bool")
+
+
 def _lt(lo, hi):
     return True if hi < 0 else False if lo >= 0 else None
 
@@ -191,6 +196,10 @@ ADD = [
     Rule(x * c1 + x * c2, x * (c1 + c2)),
     Rule(floordiv(x, c1) * c1 + floormod(x, c1), x, pos("c1")),   # q*c + r == x
     Rule(floormod(x, c1) + floordiv(x, c1) * c1, x, pos("c1")),
+    Rule(truncdiv(x, c1) * c1 + truncmod(x, c1), x, pos("c1")),   # also for trunc division
+    Rule(truncmod(x, c1) + truncdiv(x, c1) * c1, x, pos("c1")),
+    Rule(min(x, y) + max(x, y), x + y),
+    Rule(max(x, y) + min(x, y), x + y),
     Rule((x + c1) + y, (x + y) + c1),                             # constants float outwards
     Rule(x + (y + c1), (x + y) + c1),
     Rule((x - c1) + y, (x + y) - c1),
@@ -201,6 +210,17 @@ ADD = [
 ADD_NO_OVERFLOW = [
     Rule(min(x, y - z) + z, min(x + z, y)),
     Rule(max(x, y - z) + z, max(x + z, y)),
+]
+
+SUB_NO_OVERFLOW = [
+    Rule(min(x, y) - x, min(y - x, 0)),
+    Rule(min(x, y) - y, min(x - y, 0)),
+    Rule(max(x, y) - x, max(y - x, 0)),
+    Rule(max(x, y) - y, max(x - y, 0)),
+    Rule(x - min(x, y), max(x - y, 0)),
+    Rule(y - min(x, y), max(y - x, 0)),
+    Rule(x - max(x, y), min(x - y, 0)),
+    Rule(y - max(x, y), min(y - x, 0)),
 ]
 
 SUB = [
@@ -232,6 +252,7 @@ SUB = [
     Rule(x * c1 - x, x * (c1 - 1)),
     Rule(x - x * c1, x * (1 - c1)),
     Rule(x - floordiv(x, c1) * c1, floormod(x, c1), pos("c1")),
+    Rule(x - truncdiv(x, c1) * c1, truncmod(x, c1), pos("c1")),
     Rule(Select(b1, x, y) - Select(b1, z, w), Select(b1, x - z, y - w)),
 ]
 
@@ -258,6 +279,10 @@ FLOORDIV = [
     Rule(floordiv(y + x * c1, c2), floordiv(y, c2) + x * floordiv(c1, c2), divides("c2", "c1")),
     Rule(floordiv(x + c1, c2), floordiv(x, c2) + floordiv(c1, c2), divides("c2", "c1")),
     Rule(floordiv(floordiv(x, c1), c2), floordiv(x, c1 * c2), both(pos("c1"), pos("c2"))),
+    Rule(floordiv(floordiv(x, c1) + c2, c3), floordiv(x + c1 * c2, c1 * c3),
+         both(pos("c1"), pos("c3"))),                       # floor(floor(a/b)/c) == floor(a/bc)
+    Rule(floordiv(x - floormod(x, c1), c1), floordiv(x, c1), pos("c1")),
+    Rule(floordiv(x, x), 1),                                 # division by zero is undefined
     Rule(floordiv(x, c1), _floordiv_by_bound),
 ]
 
@@ -270,6 +295,7 @@ FLOORMOD = [
     Rule(floormod(y + x * c1, c2), floormod(y, c2), divides("c2", "c1")),
     Rule(floormod(x + c1, c2), floormod(x, c2), divides("c2", "c1")),
     Rule(floormod(floormod(x, c1), c2), floormod(x, c2), divides("c2", "c1")),
+    Rule(floormod(x, x), 0),
     Rule(floormod(x, c1), _floormod_by_residue),
     Rule(floormod(x, c1), _floormod_by_bound),
 ]
@@ -281,6 +307,8 @@ TRUNCDIV = [
          trunc_split),               # both parts >= 0
     Rule(truncdiv(y + x * c1, c2), truncdiv(y, c2) + x * truncdiv(c1, c2),
          trunc_split),
+    Rule(truncdiv(truncdiv(x, c1), c2), truncdiv(x, c1 * c2), both(pos("c1"), pos("c2"))),
+    Rule(truncdiv(x, x), 1),
     Rule(truncdiv(x, c1), _truncdiv_by_bound),
 ]
 
@@ -289,6 +317,7 @@ TRUNCMOD = [
     Rule(truncmod(x * c1, c2), 0, divides("c2", "c1")),
     Rule(truncmod(x * c1 + y, c2), truncmod(y, c2), trunc_split),
     Rule(truncmod(y + x * c1, c2), truncmod(y, c2), trunc_split),
+    Rule(truncmod(x, x), 0),
     Rule(truncmod(x, c1), _truncmod_by_bound),
 ]
 
@@ -390,6 +419,7 @@ NE_RULES = [
     Rule(NE(x + c1, c2), NE(x, c2 - c1)),
     Rule(NE(x - c1, c2), NE(x, c2 + c1)),
     Rule(NE(x, y), _decide(_ne)),
+    Rule(NE(x, y), _ne_by_residue),
 ]
 
 NOT_RULES = [
@@ -447,8 +477,8 @@ RAMP_RULES = [
 ]
 
 RULES = {
-    Add: ADD + ADD_NO_OVERFLOW, Sub: SUB, Mul: MUL, FloorDiv: FLOORDIV, FloorMod: FLOORMOD, Div: TRUNCDIV,
-    Mod: TRUNCMOD, Min: MIN, Max: MAX, LT: LT_RULES, LE: LE_RULES, GT: GT_RULES, GE: GE_RULES,
+    Add: ADD + ADD_NO_OVERFLOW, Sub: SUB + SUB_NO_OVERFLOW, Mul: MUL, FloorDiv: FLOORDIV,
+    FloorMod: FLOORMOD, Div: TRUNCDIV, Mod: TRUNCMOD, Min: MIN, Max: MAX, LT: LT_RULES, LE: LE_RULES, GT: GT_RULES, GE: GE_RULES,
     EQ: EQ_RULES, NE: NE_RULES, Not: NOT_RULES, And: AND_RULES, Or: OR_RULES,
     Select: SELECT_RULES, Ramp: RAMP_RULES,
 }

@@ -31,7 +31,11 @@ TABLE = [
     ((x - y) * 3 + y * 3 - 5, x * 3 - 5),
     (tir.Mul(y, x) - tir.Mul(x, y), 0),               # products compared up to order
     (floordiv(x * 8 + y * 4 + 12, 4), x * 2 + y + 3),
-    (floordiv(x * 8 + y * 6 + 1, 4), x * 2 + floordiv(y * 6 + 1, 4)),
+    (floordiv(x * 8 + y * 6 + 1, 4), x * 2 + floordiv(y * 3, 2)),   # 6y+1 = 2*(3y) + 1
+    (floordiv(x * 8 + 7, 16), floordiv(x, 2)),
+    (floordiv(x * 8 + 39, 16), floordiv(x, 2) + 2),
+    (floormod(x * 8 + 7, 16), floormod(x, 2) * 8 + 7),
+    (tir.min(x, y) - tir.min(y, x), 0),
     (floordiv(x * 6 + 4, 2), x * 3 + 2),
     (floordiv(x * 6 + y * 4, 8), floordiv(x * 3 + y * 2, 4)),
     (floordiv(i * 4 + j, 4), i),

@@ -96,6 +96,9 @@ MIN_MAX = [
     (max(x * 4, y * 4), max(x, y) * 4),
     (min(x * -2, y * -2), 0 - max(x, y) * 2),
     (min(floordiv(x, 4), floordiv(y, 4)), floordiv(min(x, y), 4)),
+    (max(x, y * 2) + min(x, y * 2), x + y * 2),
+    (min(x, y) - x, min(y - x, 0)),
+    (x - max(x, y), min(x - y, 0)),
 ]
 
 COMPARISONS = [
@@ -118,6 +121,7 @@ COMPARISONS = [
     (tir.EQ(i, tir.const(20)), FALSE),
     (tir.NE(i, tir.const(-1)), TRUE),
     (tir.EQ(x * 4 + 1, y * 4), FALSE),
+    (tir.NE(x * 3 + 1, tir.const(0)), TRUE),                  # by residue
     (n >= 0, TRUE),
 ]
 
@@ -134,6 +138,10 @@ FLOORDIV_FLOORMOD = [
     (floordiv(x * 2, 8), floordiv(x, 4)),
     (floormod(x * 8, 4), 0),
     (floordiv(floordiv(x, 4), 2), floordiv(x, 8)),
+    (floordiv(floordiv(x, 2) + 1, 3), floordiv(x + 2, 6)),
+    (floordiv(x - floormod(x, 21), 21), floordiv(x, 21)),
+    (floordiv(x, x), 1),
+    (floormod(x, x), 0),
     (floormod(floormod(x, 16), 4), floormod(x, 4)),
     (floordiv(x, 4) * 4 + floormod(x, 4), x),
     (floordiv(i * 4 + j, 4) * 4 + floormod(i * 4 + j, 4), i * 4 + j),
@@ -147,6 +155,9 @@ TRUNC_DIV_MOD = [
     (truncmod(i * 4 + j, 4), j),
     (truncdiv(x * 8, 4), x * 2),
     (truncmod(x * 8, 4), 0),
+    (truncdiv(truncdiv(x, 2), 3), truncdiv(x, 6)),
+    (truncdiv(x, 8) * 8 + truncmod(x, 8), x),
+    (x - truncdiv(x, 3) * 3, truncmod(x, 3)),
     # no split when a part may be negative: truncdiv(4x + y, 4) != x + truncdiv(y, 4)
     (truncdiv(x * 4 + y, 4), truncdiv(x * 4 + y, 4)),
     (truncmod(x * 4 + y, 4), truncmod(x * 4 + y, 4)),

@@ -35,7 +35,7 @@ from .intrinsics import IntrinsicCodegen
 from .memory import MemoryCodegen
 from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
 from .stmt import StmtCodegen
-from .types import I8, I32, PTR, declare, element_bytes, int_constant, ir_type
+from .types import I8, I32, PTR, Builder, declare, element_bytes, int_constant, ir_type
 
 #: Symbol prefix of generated entry functions.
 SYMBOL_PREFIX = "tirlite_"
@@ -134,7 +134,7 @@ class CodeGenLLVM(
     def begin_function(self, fn: ir.Function) -> None:
         """Start emitting ``fn``: an entry block for allocas, then the body."""
         self.entry = fn.append_basic_block("entry")
-        self.builder = ir.IRBuilder(fn.append_basic_block("body"))
+        self.builder = Builder(fn.append_basic_block("body"))
 
     def end_function(self) -> None:
         """Close the entry block (allocas only) with a branch to the body."""

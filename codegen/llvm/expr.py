@@ -17,7 +17,7 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
 
-from .types import I32, int_constant, ir_type
+from .types import I32, ScalableVectorType, int_constant, ir_type
 
 #: (node class) -> (builder method for signed/unsigned ints, for floats)
 _ARITH = {
@@ -49,6 +49,15 @@ def _scalar_constant(ty: ir.Type, value: float) -> ir.Constant:
     if isinstance(ty, ir.IntType):
         return int_constant(ty, int(value))
     return ir.Constant(ty, float(value))
+
+
+class _ScalableSplat(ir.instructions.ShuffleVector):
+    """``shufflevector`` with a zeroinitializer mask on scalable vectors."""
+
+    def __init__(self, block, vector, undef, mask):
+        ir.instructions.Instruction.__init__(
+            self, block, vector.type, "shufflevector", [vector, undef, mask]
+        )
 
 
 class ExprCodegen:
@@ -261,8 +270,13 @@ class ExprCodegen:
         vec_ty = ty.__class__(value.type, ty.count)
         undef = ir.Constant(vec_ty, ir.Undefined)
         one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
-        mask_ty = ty.__class__(I32, ty.count)
-        return self.builder.shuffle_vector(one, undef, ir.Constant(mask_ty, None))
+        mask = ir.Constant(ty.__class__(I32, ty.count), None)
+        if isinstance(ty, ScalableVectorType):
+            # llvmlite's shuffle_vector checks mask lanes a scalable mask does not list.
+            splat = _ScalableSplat(self.builder.block, one, undef, mask)
+            self.builder._insert(splat)  # noqa: SLF001 (IRBuilder has no public insert)
+            return splat
+        return self.builder.shuffle_vector(one, undef, mask)
 
     # Shuffle(vectors, indices): the vectors are concatenated pairwise, as a
     # balanced tree of shufflevectors (padding the shorter with undef lanes),

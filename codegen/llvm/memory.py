@@ -154,7 +154,7 @@ class MemoryCodegen:
     def _masked_load(self, ptr, ty, align: int, predicate):
         if not isinstance(ty, ir.VectorType):
             return self._guarded_scalar_load(ptr, ty, align, predicate)
-        mask_ty = ir.VectorType(I1, ty.count)
+        mask_ty = ty.__class__(I1, ty.count)
         fn = self.declare_intrinsic("llvm.masked.load", ty, [PTR, I32, mask_ty, ty],
                                     overloads=[ty, PTR])
         mask = self.visit_expr(predicate)
@@ -212,7 +212,7 @@ class MemoryCodegen:
             with self.builder.if_then(self.visit_expr(predicate)):
                 self.builder.store(value, ptr, align=align)
             return
-        mask_ty = ir.VectorType(I1, ty.count)
+        mask_ty = ty.__class__(I1, ty.count)
         fn = self.declare_intrinsic("llvm.masked.store", ir.VoidType(), [ty, PTR, I32, mask_ty],
                                     overloads=[ty, PTR])
         self.builder.call(fn, [value, ptr, ir.Constant(I32, align), self.visit_expr(predicate)])

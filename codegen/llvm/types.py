@@ -24,6 +24,12 @@ class ScalableVectorType(ir.VectorType):
     def _to_string(self) -> str:
         return f"<vscale x {self.count} x {self.element}>"
 
+    def wrap_constant_value(self, value):
+        # Only `undef` and `zeroinitializer` exist for scalable vectors; no lane lists.
+        if isinstance(value, (list, tuple)):
+            raise ValueError(f"a {self} constant cannot list its lanes")
+        return value
+
 
 _SCALARS = {
     "bool": I1, "int8": I8, "int16": ir.IntType(16), "int32": I32, "int64": I64,
@@ -94,3 +100,27 @@ def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> 
 def lanes_of(ty: ir.Type) -> int:
     """Lanes of an LLVM value type (1 for a scalar)."""
     return ty.count if isinstance(ty, ir.VectorType) else 1
+
+
+def _mask_of(instr):
+    """Give a comparison of scalable vectors its scalable ``i1`` type (llvmlite uses fixed)."""
+    ty = instr.operands[0].type
+    if isinstance(ty, ScalableVectorType):
+        instr.type = ScalableVectorType(I1, ty.count)
+    return instr
+
+
+class Builder(ir.IRBuilder):
+    """``llvmlite.ir.IRBuilder`` whose comparisons know scalable vectors."""
+
+    def icmp_signed(self, cmpop, lhs, rhs, name=""):
+        return _mask_of(super().icmp_signed(cmpop, lhs, rhs, name))
+
+    def icmp_unsigned(self, cmpop, lhs, rhs, name=""):
+        return _mask_of(super().icmp_unsigned(cmpop, lhs, rhs, name))
+
+    def fcmp_ordered(self, cmpop, lhs, rhs, name="", flags=()):
+        return _mask_of(super().fcmp_ordered(cmpop, lhs, rhs, name, flags))
+
+    def fcmp_unordered(self, cmpop, lhs, rhs, name="", flags=()):
+        return _mask_of(super().fcmp_unordered(cmpop, lhs, rhs, name, flags))

@@ -110,3 +110,21 @@ def test_buffer_params_are_noalias_unless_configured():
         assert codegen.build(func).get_source("ll").count("ptr noalias") == 3
     with transform.PassContext(config={"codegen.llvm.opt_level": 0, "tir.noalias": False}):
         assert "noalias" not in codegen.build(func).get_source("ll")
+
+
+def test_sve_ramps_broadcasts_gathers_and_predicates():
+    """C[r] = A[stride-2 ramp] + Ramp(i, 3) + Broadcast(i), stored where r < n."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "int32", name="A")
+    C = tir.decl_buffer((n,), "int32", name="C")
+    i = tir.Var("i", "int32")
+    vl = 4 * tir.vscale()
+    ramp = tir.Ramp(i * vl, 1, vl)
+    value = (tir.BufferLoad(A, [tir.Ramp(i * vl, 2, vl)]) + tir.Ramp(i, 3, vl)
+             + tir.Broadcast(i, vl))
+    store = tir.BufferStore(C, value, [ramp], predicate=tir.LT(ramp, tir.Broadcast(n, vl)))
+    func = tir.PrimFunc([A, C], tir.For(i, 0, 4, tir.ForKind.SERIAL, store))
+    asm = codegen.build(func, target=AARCH64 + " -mattr=+sve").get_source("asm")
+    assert "index\tz" in asm  # the step vector of a ramp
+    assert "ld1w\t{ z" in asm and ".s, sxtw #2]" in asm  # a gather: [x0, z0.s, sxtw #2]
+    assert "st1w" in asm and "cmpgt\tp" in asm  # a predicated store

@@ -13,7 +13,7 @@ from vectorize_eval import assert_same_result
 
 import tir
 import transform
-from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
 
 I = tir.decl_buffer((64,), "int32", name="I")
 O = tir.decl_buffer((256,), "int32", name="O")
@@ -73,7 +73,7 @@ def _region(lo, e):
 @st.composite
 def stmts(draw, scope, lo, depth=2):
     kinds = ["store", "store", "fstore", "shared"]
-    kind = draw(st.sampled_from(kinds + ["if", "seq", "let", "loop"] if depth else kinds))
+    kind = draw(st.sampled_from(kinds + ["if", "seq", "let", "loop", "alloc"] if depth else kinds))
     if kind == "store":
         index, value = draw(int_exprs(scope, 2)), draw(int_exprs(scope))
         return BufferStore(O, value, [_region(lo, index)])
@@ -92,6 +92,15 @@ def stmts(draw, scope, lo, depth=2):
     if kind == "let":
         v = tir.var("w")
         return LetStmt(v, draw(int_exprs(scope, 2)), draw(stmts([*scope, v], lo, depth - 1)))
+    if kind == "alloc":  # scratch memory private to each iteration
+        data = tir.Var("S", "handle")
+        scratch = tir.decl_buffer((4,), "int32", name="S", data=data)
+        where = tir.floormod(draw(int_exprs(scope, 1)), 4)
+        fill = BufferStore(scratch, draw(int_exprs(scope)), [where])
+        use = BufferStore(O, scratch[tir.floormod(draw(int_exprs(scope, 1)), 4)] + 1,
+                          [_region(lo, draw(int_exprs(scope, 1)))])
+        middle = draw(stmts(scope, lo, depth - 1))
+        return Allocate(data, "int32", [4], True, SeqStmt([fill, middle, use]))
     extent = draw(st.sampled_from([tir.const(3), tir.floormod(j, 3) + 1]))
     return For(k, 0, extent, ForKind.SERIAL, draw(stmts([*scope, k], lo, depth - 1)))
 
@@ -108,7 +117,7 @@ def programs(draw):
     return tir.PrimFunc([I, O, F, n], body)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(programs())
 def test_vectorized_program_computes_what_the_serial_one_does(func):
     after = transform.VectorizeLoop()(tir.IRModule.from_expr(func))["main"]

@@ -163,13 +163,15 @@ class Module:
     # ------------------------------------------------------------ sources and export
 
     def get_source(self, fmt: str = "ll") -> str:
-        """The optimized LLVM IR (``"ll"``) or the target's assembly (``"asm"``)."""
-        if fmt not in ("ll", "asm"):
-            raise ValueError(f"get_source: unknown format {fmt!r}; expected 'll' or 'asm'")
+        """The optimized LLVM IR (``"ll"``), the assembly (``"asm"``) or the lowered TIR."""
+        if fmt not in ("ll", "asm", "tir"):
+            raise ValueError(f"get_source: unknown format {fmt!r}; expected 'll', 'asm' or 'tir'")
         if self._llvm_ir is None:
             raise ValueError("get_source: this module was loaded from a library; no source kept")
         if fmt == "ll":
             return self._llvm_ir
+        if fmt == "tir":  # what codegen saw: the output of the build pipeline
+            return "\n".join(f.script() for f in self._funcs.values())
         from .llvm import machine
 
         return machine.target_machine(self.target).emit_assembly(machine.parse(self._llvm_ir))

@@ -102,6 +102,11 @@ def test_get_source_rejects_unknown_formats():
         codegen.build(vector_add(8)).get_source("c")
 
 
+def test_get_source_tir_shows_the_lowered_program():
+    tir_text = codegen.build(vector_add(8)).get_source("tir")
+    assert "T.vectorized" not in tir_text and "0:8]" in tir_text  # vectorized into ramps
+
+
 def test_buffer_params_are_noalias_unless_configured():
     import transform
 

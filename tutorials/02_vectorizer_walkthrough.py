@@ -73,6 +73,16 @@ class TracingVectorizer(Vectorizer):
             print(f"  Broadcast {new}  ->  {out}   (a scalar constant meets a vector)")
         return out
 
+    # Rule 5 (seed 004's Mul): Ramp(b, s) * x = Ramp(b*x, s*x) only when the
+    # analyzer proves x > 0; otherwise the product is computed lane by lane.
+    def visit_mul(self, node):
+        out = super().visit_mul(node)
+        if isinstance(out, Ramp):
+            print(f"  Mul       {node}  ->  {out}   (ramp * positive scalar stays a ramp)")
+        elif out is not node:
+            print(f"  Mul       {node}  ->  {out}   (sign unknown: lane by lane)")
+        return out
+
     # Rule 4: a load whose index became a ramp reads `lanes` consecutive
     # elements at once; a store likewise writes them.
     def visit_buffer_load(self, node):
@@ -96,6 +106,15 @@ def walk_through_the_rules(func: tir.PrimFunc) -> tir.Stmt:
     print(f"=== vectorizing loop {inner.loop_var} ({inner.extent} lanes), node by node ===")
     vectorizer = TracingVectorizer(inner.loop_var, inner.extent.value, inner.min)
     return vectorizer.vectorize(inner.body)
+
+
+def show_the_mul_rule() -> None:
+    """j * 2 stays a ramp (2 > 0); j * m does not, as m may be negative or zero."""
+    j, m = tir.var("j"), tir.var("m")
+    print("=== the Mul rule: when is ramp * x still a ramp? ===")
+    tracer = TracingVectorizer(j, LANES)
+    assert isinstance(tracer.visit_expr(j * 2), Ramp)
+    assert not isinstance(tracer.visit_expr(j * m), Ramp)
 
 
 def show_a_scalarized_loop() -> None:
@@ -140,10 +159,13 @@ def main() -> None:
     for remark in transform.vectorize_remarks(after):
         print("remark:", remark)
 
-    # 3. When the rules do not apply, the loop stays correct: it runs serially.
+    # 3. Multiplying a ramp needs a proof that the factor is positive.
+    show_the_mul_rule()
+
+    # 4. When the rules do not apply, the loop stays correct: it runs serially.
     show_a_scalarized_loop()
 
-    # 4. Vectorization off: vectorized loops just become serial loops.
+    # 5. Vectorization off: vectorized loops just become serial loops.
     with transform.PassContext(config={"tir.disable_vectorize": True}):
         serial = transform.VectorizeLoop()(mod)["main"]
     print("=== with tir.disable_vectorize: a plain serial loop ===")

@@ -18,26 +18,28 @@ for _var in ("TIRLITE_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
              "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Callable, NamedTuple  # noqa: E402
+import argparse
+import contextlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import codegen  # noqa: E402
-import tir  # noqa: E402
-from tir import ir_builder  # noqa: E402
+import codegen
+import tir
+from tir import ir_builder
 
 try:
-    import numba  # noqa: E402
+    import numba
 except ImportError:  # numba is optional
     numba = None
 
@@ -56,6 +58,17 @@ class Bench(NamedTuple):
 # ---------------------------------------------------------------- tirlite kernels
 
 
+
+@contextlib.contextmanager
+def _vector_loop(ib, blocks):
+    """``for i in range(blocks): for j in vectorized(8)``; yields the index ``i * 8 + j``."""
+    with (
+        ib.for_range(0, blocks, name="i") as i,
+        ib.for_range(0, 8, name="j", kind="vectorize") as j,
+    ):
+        yield i * 8 + j
+
+
 def _vectors(n: int, *names: str, dtype: str = "float32") -> list:
     return [tir.decl_buffer((n,), dtype, name) for name in names]
 
@@ -65,9 +78,8 @@ def _elementwise(n: int, names: str, body: Callable) -> tir.PrimFunc:
     bufs = _vectors(n, *names)
     ib = ir_builder.create()
     views = [ib.buffer_ptr(b) for b in bufs]
-    with ib.for_range(0, n // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            body(i * 8 + j, *views)
+    with _vector_loop(ib, n // 8) as k:
+        body(k, *views)
     return tir.PrimFunc(bufs, ib.get())
 
 
@@ -86,9 +98,8 @@ def tir_saxpy(n: int) -> tir.PrimFunc:
     X, Y, Z = _vectors(n, "X", "Y", "Z")
     ib = ir_builder.create()
     x, y, z = (ib.buffer_ptr(b) for b in (X, Y, Z))
-    with ib.for_range(0, n // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            z[i * 8 + j] = a * x[i * 8 + j] + y[i * 8 + j]
+    with _vector_loop(ib, n // 8) as k:
+        z[k] = a * x[k] + y[k]
     return tir.PrimFunc([a, X, Y, Z], ib.get())
 
 
@@ -107,9 +118,8 @@ def tir_gather(n: int) -> tir.PrimFunc:
     (idx,) = _vectors(n, "idx", dtype="int32")
     ib = ir_builder.create()
     a, c, ix = (ib.buffer_ptr(b) for b in (A, C, idx))
-    with ib.for_range(0, n // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            c[i * 8 + j] = a[ix[i * 8 + j]]
+    with _vector_loop(ib, n // 8) as k:
+        c[k] = a[ix[k]]
     return tir.PrimFunc([A, idx, C], ib.get())
 
 
@@ -122,9 +132,11 @@ def tir_sum(n: int) -> tir.PrimFunc:
     acc = ib.allocate("float32", (8,), name="acc")
     with ib.for_range(0, 8, name="j", kind="vectorize") as j:
         acc[j] = 0.0
-    with ib.for_range(0, n // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            acc[j] = acc[j] + a[i * 8 + j]
+    with (
+        ib.for_range(0, n // 8, name="i") as i,
+        ib.for_range(0, 8, name="j", kind="vectorize") as j,
+    ):
+        acc[j] = acc[j] + a[i * 8 + j]
     s[0] = 0.0
     with ib.for_range(0, 8, name="j") as j:
         s[0] = s[0] + acc[j]
@@ -137,13 +149,17 @@ def tir_matmul(m: int) -> tir.PrimFunc:
     ib = ir_builder.create()
     A, B, C = (ib.buffer_ptr(b) for b in bufs)
     with ib.for_range(0, m, name="i") as i:
-        with ib.for_range(0, m // 8, name="jo") as jo:
-            with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-                C[i, jo * 8 + j] = 0.0
-        with ib.for_range(0, m, name="k") as k:
-            with ib.for_range(0, m // 8, name="jo") as jo:
-                with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-                    C[i, jo * 8 + j] = C[i, jo * 8 + j] + A[i, k] * B[k, jo * 8 + j]
+        with (
+            ib.for_range(0, m // 8, name="jo") as jo,
+            ib.for_range(0, 8, name="j", kind="vectorize") as j,
+        ):
+            C[i, jo * 8 + j] = 0.0
+        with (
+            ib.for_range(0, m, name="k") as k,
+            ib.for_range(0, m // 8, name="jo") as jo,
+            ib.for_range(0, 8, name="j", kind="vectorize") as j,
+        ):
+            C[i, jo * 8 + j] = C[i, jo * 8 + j] + A[i, k] * B[k, jo * 8 + j]
     return tir.PrimFunc(bufs, ib.get())
 
 
@@ -207,7 +223,7 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5) -> Callable:
 def benchmarks(n: int, m: int) -> list:
     """The benchmarks for vectors of ``n`` and ``m`` x ``m`` matrices."""
     rng = np.random.default_rng(0)
-    vec = lambda: rng.random(n, dtype=np.float32)  # noqa: E731
+    vec = lambda: rng.random(n, dtype=np.float32)
     nb = _numba_kernels()
     a, b, c = vec(), vec(), np.zeros(n, np.float32)
     x, y, z = vec(), vec(), np.zeros(n, np.float32)
@@ -283,7 +299,7 @@ def run_tvm(n: int, m: int, runs: int) -> dict:
     sizes = {"n": n, "m": m, "runs": runs, "mcpu": llvm.get_host_cpu_name(),
              "triple": llvm.get_process_triple()}
     proc = subprocess.run([python, str(ROOT / "benchmarks" / "bench_tvm.py"), json.dumps(sizes)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, check=False)
     if proc.returncode != 0:
         print(f"TVM run failed: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return {}
@@ -304,7 +320,7 @@ def measure(bench: Bench, runs: int, tvm: dict) -> dict:
         entry(*bench.args)
         bench.check()
         fns["tirlite"] = lambda: entry(*bench.args)
-    except Exception as err:  # report the failure in the table, time the peers anyway
+    except Exception as err:  # noqa: BLE001 (report it in the table, time the peers anyway)
         row["error"] = f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"
     times = interleaved_median_ms(fns, runs)
     row.update({

@@ -82,8 +82,8 @@ def kernels(n: int, m: int) -> dict:
 def arguments(name: str, n: int, m: int, dev) -> list:
     """Device tensors for one kernel, the same shapes as the tirlite run."""
     rng = np.random.default_rng(0)
-    vec = lambda: tvm.runtime.tensor(rng.random(n, dtype=np.float32), dev)  # noqa: E731
-    mat = lambda: tvm.runtime.tensor(rng.random((m, m), dtype=np.float32), dev)  # noqa: E731
+    vec = lambda: tvm.runtime.tensor(rng.random(n, dtype=np.float32), dev)
+    mat = lambda: tvm.runtime.tensor(rng.random((m, m), dtype=np.float32), dev)
     table = {
         "vector_add": lambda: [vec(), vec(), vec()],
         "saxpy": lambda: [np.float32(2.0), vec(), vec(), vec()],
@@ -92,6 +92,20 @@ def arguments(name: str, n: int, m: int, dev) -> list:
                            vec()],
         "sum": lambda: [vec(), tvm.runtime.tensor(np.zeros(1, np.float32), dev)],
         "matmul": lambda: [mat(), mat(), mat()],
+    }
+    return table[name]()
+
+
+def expected(name: str, args: list) -> tuple:
+    """(output tensor, NumPy result, rtol) to check one kernel's first run."""
+    x = [a.numpy() if hasattr(a, "numpy") else a for a in args]
+    table = {
+        "vector_add": lambda: (args[2], x[0] + x[1], 1e-6),
+        "saxpy": lambda: (args[3], x[0] * x[1] + x[2], 1e-5),
+        "relu": lambda: (args[1], np.maximum(x[0], 0), 0),
+        "gather": lambda: (args[2], x[0][x[1]], 0),
+        "sum": lambda: (args[1], np.array([x[0].sum(dtype=np.float64)]), 1e-3),
+        "matmul": lambda: (args[2], x[0] @ x[1], 1e-4),
     }
     return table[name]()
 
@@ -120,9 +134,13 @@ def main() -> None:
             lib = tvm.compile(func, target=target)
             compile_ms = (time.perf_counter() - start) * 1e3
             args = arguments(name, n, m, dev)
-            entry = lib[func.attrs["global_symbol"]] if func.attrs and "global_symbol" in func.attrs else lib["main"]
-            out[name] = {"ms": median_ms(lambda: entry(*args), runs), "compile_ms": compile_ms}
-        except Exception as err:  # report, do not stop the other kernels
+            entry = lib["main"]
+            entry(*args)
+            tensor, want, rtol = expected(name, args)
+            np.testing.assert_allclose(tensor.numpy(), want, rtol=rtol, atol=1e-5)
+            out[name] = {"ms": median_ms(lambda e=entry, a=args: e(*a), runs),
+                         "compile_ms": compile_ms}
+        except Exception as err:  # noqa: BLE001 (report it, do not stop the other kernels)
             out[name] = {"error": f"{type(err).__name__}: {str(err).splitlines()[-1][:200]}"}
     print(json.dumps(out))
 

@@ -56,14 +56,28 @@ form.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from tir import dtype as dt
 from tir.buffer import Buffer
 from tir.expr import (
-    Add, Cast, Div, FloorDiv, FloorMod, IntImm, Max, Min, Mod, Mul, PrimExpr, SizeVar, Sub, Var,
+    Add,
+    Cast,
+    Div,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    PrimExpr,
+    SizeVar,
+    Sub,
+    Var,
 )
 from tir.function import PrimFunc
 from tir.functor import post_order_visit
@@ -73,7 +87,7 @@ from tir.stmt import BufferStore
 class BoundArgs:
     """The checked arguments of one call, ready to pass to a backend."""
 
-    __slots__ = ("values", "var_values", "hidden_vars")
+    __slots__ = ("hidden_vars", "values", "var_values")
 
     def __init__(self, values: tuple, var_values: dict, hidden_vars: tuple):
         #: One native value per param: ndarrays for buffers, Python numbers for scalars.
@@ -305,7 +319,7 @@ class _BufferSpec:
 
     def __init__(self, param: Var, buf: Buffer, stored: bool):
         self.param, self.buf, self.pname = param, buf, param.name
-        self.np_dtype = np.dtype("bool" if buf.dtype.startswith("bool") else dt.element_of(buf.dtype))
+        self.np_dtype = np.dtype(dt.element_of(buf.dtype))
         self.lanes = dt.lanes_of(buf.dtype)
         self.rank = len(buf.shape) + (1 if self.lanes > 1 else 0)
         self.contiguous = not buf.strides
@@ -384,7 +398,8 @@ class ArgBinder:
                     var_values[expr] = got
                     origin[expr] = (spec, value, kind, axis)
                 elif known != got:
-                    raise self._disagree(expr, known, origin[expr], spec.describe(value, kind, axis))
+                    what = spec.describe(value, kind, axis)
+                    raise self._disagree(expr, known, origin[expr], what)
         for expr, got, spec, value, kind, axis in pending:
             want = _eval_index(expr, var_values)
             if want is None:

@@ -30,7 +30,7 @@ from .interp.machine import Machine, ReturnValue
 class InterpreterFunction:
     """One PrimFunc of an ``InterpreterModule``, callable on NumPy arrays and numbers."""
 
-    def __init__(self, func: PrimFunc, name: str, module: "InterpreterModule"):
+    def __init__(self, func: PrimFunc, name: str, module: InterpreterModule):
         self.func = func
         self.name = name
         self.module = module  # keeps the module alive, as a compiled function does
@@ -140,4 +140,4 @@ def build_interpreter(mod_or_func: IRModule | PrimFunc, vscale: int = 1,
     return InterpreterModule(mod_or_func, int(vscale), bool(poison_allocations))
 
 
-__all__ = ["InterpreterModule", "InterpreterFunction", "build_interpreter"]
+__all__ = ["InterpreterFunction", "InterpreterModule", "build_interpreter"]

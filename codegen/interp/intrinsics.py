@@ -9,7 +9,7 @@ interpreter itself (``if_then_else`` evaluates one branch only, ``ret``,
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

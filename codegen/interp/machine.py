@@ -12,7 +12,8 @@ TIR/LLVM: integers wrap around, ``Div``/``Mod`` truncate while
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class ReturnValue(Exception):
 class Machine:
     """Evaluates one PrimFunc call; ``env`` maps vars to values and handles to memory."""
 
-    _tables: dict = {}
+    _tables: ClassVar[dict] = {}  # node class -> method, shared by all machines
 
     def __init__(self, env: dict, vscale: int = 1, poison_allocations: bool = False):
         self.env = env
@@ -55,12 +56,12 @@ class Machine:
         return fn
 
     @staticmethod
-    def _resolve(cls: type) -> Callable:
-        for base in cls.__mro__:
+    def _resolve(node_cls: type) -> Callable:
+        for base in node_cls.__mro__:
             fn = getattr(Machine, method_name(base), None)
             if fn is not None:
                 return fn
-        raise NotImplementedError(f"interpreter: no rule for {cls.__name__} nodes")
+        raise NotImplementedError(f"interpreter: no rule for {node_cls.__name__} nodes")
 
     def eval(self, expr: Any) -> Any:
         """The value of an expression."""
@@ -83,7 +84,9 @@ class Machine:
         try:
             return self.env[v]
         except KeyError:
-            raise RuntimeError(f"interpreter: variable '{v.name}' is used outside its scope") from None
+            raise RuntimeError(
+                f"interpreter: variable '{v.name}' is used outside its scope"
+            ) from None
 
     def visit_int_imm(self, e: Any) -> Any:
         return values.make(e.value, e.dtype)
@@ -244,7 +247,7 @@ class Machine:
 
     # ------------------------------------------------------------ helpers
 
-    def _bound(self, var: Var, value: Any) -> "_Binding":
+    def _bound(self, var: Var, value: Any) -> _Binding:
         return _Binding(self.env, var, value)
 
     def _new_memory(self, dtype: str, count: int) -> np.ndarray:
@@ -258,8 +261,8 @@ class Machine:
     def _address(self, buf: Buffer, indices: tuple, mask: Any) -> tuple:
         """The memory of ``buf`` and the flat positions of ``buf[indices]`` (checked)."""
         mem = self.env.get(buf.data)
-        if not isinstance(mem, np.ndarray):
-            raise RuntimeError(
+        if not isinstance(mem, np.ndarray):  # a broken program, not a bad argument
+            raise RuntimeError(  # noqa: TRY004
                 f"interpreter: buffer '{buf.name}' has no memory (its data var "
                 f"'{buf.data.name}' is not allocated here)"
             )
@@ -290,7 +293,7 @@ class Machine:
 class _Binding:
     """Bind ``var`` for a ``with`` block and restore the previous binding after."""
 
-    __slots__ = ("env", "var", "value", "old")
+    __slots__ = ("env", "old", "value", "var")
 
     def __init__(self, env: dict, var: Var, value: Any):
         self.env, self.var, self.value = env, var, value
@@ -299,7 +302,7 @@ class _Binding:
         self.old = self.env.get(self.var, _UNBOUND)
         self.env[self.var] = self.value
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.old is _UNBOUND:
             self.env.pop(self.var, None)
         else:

@@ -24,7 +24,7 @@ from .values import np_dtype
 class Layout:
     """The evaluated shape, strides and offset of one buffer access."""
 
-    __slots__ = ("shape", "strides", "offset")
+    __slots__ = ("offset", "shape", "strides")
 
     def __init__(self, shape: tuple, strides: tuple, offset: int):
         self.shape = shape

@@ -18,7 +18,7 @@ import numpy as np
 from tir import dtype as dt
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def np_dtype(dtype: str) -> np.dtype:
     """The NumPy dtype of one lane of the TIR dtype ``dtype``."""
     t = dt.DataType(dtype)
@@ -27,7 +27,7 @@ def np_dtype(dtype: str) -> np.dtype:
     return np.dtype("bool" if t.is_bool else str(t.element_of))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def is_vector(dtype: str) -> bool:
     """Whether values of ``dtype`` are lane arrays rather than scalars."""
     return dt.DataType(dtype).is_vector

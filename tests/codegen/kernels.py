@@ -9,7 +9,10 @@ are around 1000 elements so the interpreter runs each in well under a second.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+import contextlib
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,6 +50,17 @@ def _ints(rng, n, dtype):
     return rng.integers(lo, hi, n, dtype=dtype, endpoint=True)
 
 
+
+@contextlib.contextmanager
+def _vector_loop(ib, blocks):
+    """``for i in range(blocks): for j in vectorized(8)``; yields the index ``i * 8 + j``."""
+    with (
+        ib.for_range(0, blocks, name="i") as i,
+        ib.for_range(0, 8, name="j", kind="vectorize") as j,
+    ):
+        yield i * 8 + j
+
+
 def _pointers(ib, dtype, *names):
     return [ib.pointer(dtype, name=name) for name in names]
 
@@ -60,9 +74,8 @@ def vector_add() -> Kernel:
     bufs = [tir.decl_buffer((n,), "float32", name) for name in "ABC"]
     ib = ir_builder.create()
     A, B, C = (ib.buffer_ptr(b) for b in bufs)
-    with ib.for_range(0, n // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            C[i * 8 + j] = A[i * 8 + j] + B[i * 8 + j]
+    with _vector_loop(ib, n // 8) as k:
+        C[k] = A[k] + B[k]
     func = tir.PrimFunc(bufs, ib.get())
     return Kernel(
         func,
@@ -76,10 +89,8 @@ def guarded_tail() -> Kernel:
     n = tir.var("n")
     ib = ir_builder.create()
     A, B, C = _pointers(ib, "float32", "A", "B", "C")
-    with ib.for_range(0, (n + 7) // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            with ib.if_scope(i * 8 + j < n):
-                C[i * 8 + j] = A[i * 8 + j] * B[i * 8 + j] + 1.0
+    with _vector_loop(ib, (n + 7) // 8) as k, ib.if_scope(k < n):
+        C[k] = A[k] * B[k] + 1.0
     func = tir.PrimFunc([A, B, C, n], ib.get())
     return Kernel(
         func,
@@ -93,10 +104,9 @@ def let_binding() -> Kernel:
     """B = t + t*t with t = 2*A bound by ``let`` inside a vectorized loop."""
     ib = ir_builder.create()
     A, B = _pointers(ib, "float32", "A", "B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            t = ib.let("t", A[i * 8 + j] * 2.0)
-            B[i * 8 + j] = t + t * t
+    with _vector_loop(ib, N // 8) as k:
+        t = ib.let("t", A[k] * 2.0)
+        B[k] = t + t * t
     func = tir.PrimFunc([A, B], ib.get())
 
     def reference(ins):
@@ -110,13 +120,11 @@ def if_else() -> Kernel:
     """B = A if A > 0 else -0.5 * A, as an if/else inside a vectorized loop."""
     ib = ir_builder.create()
     A, B = _pointers(ib, "float32", "A", "B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            k = i * 8 + j
-            with ib.if_scope(A[k] > 0.0):
-                B[k] = A[k]
-            with ib.else_scope():
-                B[k] = A[k] * -0.5
+    with _vector_loop(ib, N // 8) as k:
+        with ib.if_scope(A[k] > 0.0):
+            B[k] = A[k]
+        with ib.else_scope():
+            B[k] = A[k] * -0.5
     func = tir.PrimFunc([A, B], ib.get())
     return Kernel(
         func,
@@ -129,10 +137,9 @@ def relu_select() -> Kernel:
     """B = max(A, 0) written as ``Select(A > 0, A, 0)``."""
     ib = ir_builder.create()
     A, B = _pointers(ib, "float32", "A", "B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            x = A[i * 8 + j]
-            B[i * 8 + j] = tir.Select(x > 0.0, x, tir.const(0.0, "float32"))
+    with _vector_loop(ib, N // 8) as k:
+        x = A[k]
+        B[k] = tir.Select(x > 0.0, x, tir.const(0.0, "float32"))
     func = tir.PrimFunc([A, B], ib.get())
     return Kernel(
         func,
@@ -145,11 +152,10 @@ def math_intrinsics() -> Kernel:
     """B = exp(A/2) + sqrt(|A|) + tanh(A) - floor(A) + fma(A, A, 1)."""
     ib = ir_builder.create()
     A, B = _pointers(ib, "float32", "A", "B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            x = A[i * 8 + j]
-            B[i * 8 + j] = (tir.exp(x * 0.5) + tir.sqrt(tir.abs(x)) + tir.tanh(x)
-                            - tir.floor(x) + tir.fma(x, x, tir.const(1.0)))
+    with _vector_loop(ib, N // 8) as k:
+        x = A[k]
+        B[k] = (tir.exp(x * 0.5) + tir.sqrt(tir.abs(x)) + tir.tanh(x)
+                        - tir.floor(x) + tir.fma(x, x, tir.const(1.0)))
     func = tir.PrimFunc([A, B], ib.get())
 
     def reference(ins):
@@ -168,9 +174,8 @@ def cast_int8_to_float() -> Kernel:
     ib = ir_builder.create()
     A = ib.pointer("int8", name="A")
     B = ib.pointer("float32", name="B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            B[i * 8 + j] = A[i * 8 + j].astype("float32") * 0.25
+    with _vector_loop(ib, N // 8) as k:
+        B[k] = A[k].astype("float32") * 0.25
     func = tir.PrimFunc([A, B], ib.get())
     return Kernel(
         func,
@@ -184,9 +189,8 @@ def cast_float_to_int() -> Kernel:
     ib = ir_builder.create()
     A = ib.pointer("float32", name="A")
     B = ib.pointer("int32", name="B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            B[i * 8 + j] = (A[i * 8 + j] * 100.0).astype("int32")
+    with _vector_loop(ib, N // 8) as k:
+        B[k] = (A[k] * 100.0).astype("int32")
     func = tir.PrimFunc([A, B], ib.get())
     return Kernel(
         func,
@@ -199,10 +203,9 @@ def reinterpret_bits() -> Kernel:
     """B = |A| by clearing the sign bit of A's bits (reinterpret to int32 and back)."""
     ib = ir_builder.create()
     A, B = _pointers(ib, "float32", "A", "B")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            bits = tir.reinterpret("int32", A[i * 8 + j])
-            B[i * 8 + j] = tir.reinterpret("float32", tir.bitwise_and(bits, 0x7FFFFFFF))
+    with _vector_loop(ib, N // 8) as k:
+        bits = tir.reinterpret("int32", A[k])
+        B[k] = tir.reinterpret("float32", tir.bitwise_and(bits, 0x7FFFFFFF))
     func = tir.PrimFunc([A, B], ib.get())
     return Kernel(
         func,
@@ -215,11 +218,10 @@ def int_division() -> Kernel:
     """C = floordiv(A, B) * 1000 + floormod(A, B) * 100 + truncdiv(A, B) * 10 + truncmod(A, B)."""
     ib = ir_builder.create()
     A, B, C = _pointers(ib, "int32", "A", "B", "C")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            a, b = A[i * 8 + j], B[i * 8 + j]
-            C[i * 8 + j] = (tir.floordiv(a, b) * 1000 + tir.floormod(a, b) * 100
-                            + tir.truncdiv(a, b) * 10 + tir.truncmod(a, b))
+    with _vector_loop(ib, N // 8) as k:
+        a, b = A[k], B[k]
+        C[k] = (tir.floordiv(a, b) * 1000 + tir.floormod(a, b) * 100
+                        + tir.truncdiv(a, b) * 10 + tir.truncmod(a, b))
     func = tir.PrimFunc([A, B, C], ib.get())
 
     def make_inputs(rng):
@@ -244,10 +246,12 @@ def nested_vectorized() -> Kernel:
     bufs = [tir.decl_buffer((rows, cols), "float32", name) for name in "AC"]
     ib = ir_builder.create()
     A, C = (ib.buffer_ptr(b) for b in bufs)
-    with ib.for_range(0, rows, name="i") as i:
-        with ib.for_range(0, 4, name="j", kind="vectorize") as j:
-            with ib.for_range(0, 8, name="k", kind="vectorize") as k:
-                C[i, j * 8 + k] = A[i, j * 8 + k] * 2.0 + i.astype("float32")
+    with (
+        ib.for_range(0, rows, name="i") as i,
+        ib.for_range(0, 4, name="j", kind="vectorize") as j,
+        ib.for_range(0, 8, name="k", kind="vectorize") as k,
+    ):
+        C[i, j * 8 + k] = A[i, j * 8 + k] * 2.0 + i.astype("float32")
     func = tir.PrimFunc(bufs, ib.get())
     row_index = np.arange(rows, dtype="float32")[:, None]
     return Kernel(
@@ -263,9 +267,8 @@ def index_2d() -> Kernel:
     bufs = [tir.decl_buffer((m, m), "float32", name) for name in "ABC"]
     ib = ir_builder.create()
     A, B, C = (ib.buffer_ptr(b) for b in bufs)
-    with ib.for_range(0, m, name="i") as i:
-        with ib.for_range(0, m, name="j", kind="vectorize") as j:
-            C[i, j] = A[i, j] + B[j, i]
+    with ib.for_range(0, m, name="i") as i, ib.for_range(0, m, name="j", kind="vectorize") as j:
+        C[i, j] = A[i, j] + B[j, i]
     func = tir.PrimFunc(bufs, ib.get())
     return Kernel(
         func,
@@ -279,11 +282,13 @@ def strided_reversed() -> Kernel:
     half = N // 2
     ib = ir_builder.create()
     A, B, C = _pointers(ib, "float32", "A", "B", "C")
-    with ib.for_range(0, half // 4, name="i") as i:
-        with ib.for_range(0, 4, name="j", kind="vectorize") as j:
-            k = i * 4 + j
-            B[k] = A[k * 2]
-            C[k] = A[N - 1 - k]
+    with (
+        ib.for_range(0, half // 4, name="i") as i,
+        ib.for_range(0, 4, name="j", kind="vectorize") as j,
+    ):
+        k = i * 4 + j
+        B[k] = A[k * 2]
+        C[k] = A[N - 1 - k]
     func = tir.PrimFunc([A, B, C], ib.get())
     return Kernel(
         func,
@@ -297,9 +302,8 @@ def gather() -> Kernel:
     ib = ir_builder.create()
     A, C = _pointers(ib, "float32", "A", "C")
     idx = ib.pointer("int32", name="idx")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            C[i * 8 + j] = A[idx[i * 8 + j]]
+    with _vector_loop(ib, N // 8) as k:
+        C[k] = A[idx[k]]
     func = tir.PrimFunc([A, idx, C], ib.get())
     return Kernel(
         func,
@@ -315,10 +319,12 @@ def parallel_rows() -> Kernel:
     bufs = [tir.decl_buffer((rows, cols), "float32", name) for name in "AB"]
     ib = ir_builder.create()
     A, B = (ib.buffer_ptr(b) for b in bufs)
-    with ib.for_range(0, rows, name="r", kind="parallel") as r:
-        with ib.for_range(0, cols // 8, name="c") as c:
-            with ib.for_range(0, 8, name="v", kind="vectorize") as v:
-                B[r, c * 8 + v] = A[r, c * 8 + v] * 3.0 - 1.0
+    with (
+        ib.for_range(0, rows, name="r", kind="parallel") as r,
+        ib.for_range(0, cols // 8, name="c") as c,
+        ib.for_range(0, 8, name="v", kind="vectorize") as v,
+    ):
+        B[r, c * 8 + v] = A[r, c * 8 + v] * 3.0 - 1.0
     func = tir.PrimFunc(bufs, ib.get())
     return Kernel(
         func,
@@ -351,9 +357,8 @@ def vectorized_int_sum() -> Kernel:
     A, S = _pointers(ib, "int32", "A", "S")
     acc = ib.allocate("int32", (1,), name="acc")
     acc[0] = 0
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            acc[0] = acc[0] + A[i * 8 + j]
+    with _vector_loop(ib, N // 8) as k:
+        acc[0] = acc[0] + A[k]
     S[0] = acc[0]
     func = tir.PrimFunc([A, S], ib.get())
     return Kernel(
@@ -388,11 +393,10 @@ def elementwise_dtype(dtype: str) -> Kernel:
     """C = A * B + A and D = max(A, B) - min(A, B) in ``dtype`` (narrow/unsigned ints wrap)."""
     ib = ir_builder.create()
     A, B, C, D = _pointers(ib, dtype, "A", "B", "C", "D")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            a, b = A[i * 8 + j], B[i * 8 + j]
-            C[i * 8 + j] = a * b + a
-            D[i * 8 + j] = tir.max(a, b) - tir.min(a, b)
+    with _vector_loop(ib, N // 8) as k:
+        a, b = A[k], B[k]
+        C[k] = a * b + a
+        D[k] = tir.max(a, b) - tir.min(a, b)
     func = tir.PrimFunc([A, B, C, D], ib.get())
     is_float = dtype.startswith("float")
 
@@ -412,10 +416,9 @@ def bool_logic() -> Kernel:
     """C = (A and not B) or (A == B) on bool buffers."""
     ib = ir_builder.create()
     A, B, C = _pointers(ib, "bool", "A", "B", "C")
-    with ib.for_range(0, N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            a, b = A[i * 8 + j], B[i * 8 + j]
-            C[i * 8 + j] = tir.any(tir.all(a, tir.Not(b)), tir.EQ(a, b))
+    with _vector_loop(ib, N // 8) as k:
+        a, b = A[k], B[k]
+        C[k] = tir.any(tir.all(a, tir.Not(b)), tir.EQ(a, b))
     func = tir.PrimFunc([A, B, C], ib.get())
     return Kernel(
         func,
@@ -450,4 +453,4 @@ KERNELS: dict[str, Callable[[], Kernel]] = {
     "bool_logic": bool_logic,
 }
 for _dtype in INT_DTYPES + FLOAT_DTYPES:
-    KERNELS[f"elementwise_{_dtype}"] = (lambda d: lambda: elementwise_dtype(d))(_dtype)
+    KERNELS[f"elementwise_{_dtype}"] = functools.partial(elementwise_dtype, _dtype)

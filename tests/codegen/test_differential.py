@@ -10,12 +10,11 @@ inputs from the same seed.
 
 import numpy as np
 import pytest
+from kernels import KERNELS
 
 import codegen
 import transform
 from codegen.interpreter import build_interpreter
-
-from kernels import KERNELS
 
 #: (rtol, atol) by output dtype; integers and bools must match exactly.
 TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
@@ -94,11 +93,11 @@ def test_ways_agree_with_each_other_on_the_tail():
 # those whose overflow wraps in TIR (8/16-bit signed, unsigned); divisors are
 # constants other than 0 and -1; float operations are the IEEE-exact ones.
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-import tir  # noqa: E402
-from tir import ir_builder  # noqa: E402
+import tir
+from tir import ir_builder
 
 RANDOM_N = 64
 RANDOM_DTYPES = ["int8", "int16", "uint8", "uint16", "uint32", "float32"]
@@ -153,7 +152,8 @@ def _expr(data, dtype, loads, depth):
         if dtype == "float32":
             return tir.Cast(dtype, tir.Cast("float64", a) + tir.Cast("float64", b))
         return tir.Cast(dtype, tir.Max(tir.Cast("float32", a), tir.Cast("float32", b)))
-    return {"add": tir.Add, "sub": tir.Sub, "mul": tir.Mul, "min": tir.Min, "max": tir.Max}[op](a, b)
+    binary = {"add": tir.Add, "sub": tir.Sub, "mul": tir.Mul, "min": tir.Min, "max": tir.Max}
+    return binary[op](a, b)
 
 
 def _float_op(data, a, b):
@@ -173,25 +173,27 @@ def _random_kernel(data):
     n = tir.var("n")
     ib = ir_builder.create()
     A, B, C = (ib.pointer(dtype, name=name) for name in "ABC")
-    with ib.for_range(0, RANDOM_N // 8, name="i") as i:
-        with ib.for_range(0, 8, name="j", kind="vectorize") as j:
-            k = i * 8 + j
-            value = _expr(data, dtype, {"A": A[k], "B": B[k]}, depth=3)
-            if guarded:
-                with ib.if_scope(k < n):
-                    C[k] = value
-            else:
+    with (
+        ib.for_range(0, RANDOM_N // 8, name="i") as i,
+        ib.for_range(0, 8, name="j", kind="vectorize") as j,
+    ):
+        k = i * 8 + j
+        value = _expr(data, dtype, {"A": A[k], "B": B[k]}, depth=3)
+        if guarded:
+            with ib.if_scope(k < n):
                 C[k] = value
+        else:
+            C[k] = value
     return tir.PrimFunc([A, B, C, n], ib.get()), dtype
 
 
 def _random_inputs(dtype, seed):
     rng = np.random.default_rng(seed)
     if dtype == "float32":
-        make = lambda: rng.uniform(-4, 4, RANDOM_N).astype(dtype)  # noqa: E731
+        make = lambda: rng.uniform(-4, 4, RANDOM_N).astype(dtype)
     else:
         info = np.iinfo(dtype)
-        make = lambda: rng.integers(info.min, info.max, RANDOM_N, dtype=dtype,  # noqa: E731
+        make = lambda: rng.integers(info.min, info.max, RANDOM_N, dtype=dtype,
                                     endpoint=True)
     return make(), make()
 
@@ -208,4 +210,5 @@ def test_random_programs_agree_across_backends(data):
         WAYS[way](func)["main"](a.copy(), b.copy(), c, n)
         results[way] = c
     for way in ("vectorized", "scalar"):
-        np.testing.assert_array_equal(results[way], results["interpreter"], err_msg=f"{way}\n{func}")
+        np.testing.assert_array_equal(results[way], results["interpreter"],
+                                      err_msg=f"{way}\n{func}")

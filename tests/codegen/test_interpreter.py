@@ -47,7 +47,9 @@ def test_integer_arithmetic(make, expected):
 
 def _vars(expr):
     found = []
-    tir.stmt_functor.post_order_visit(expr, lambda n: found.append(n) if isinstance(n, tir.Var) else None)
+    tir.stmt_functor.post_order_visit(
+        expr, lambda n: found.append(n) if isinstance(n, tir.Var) else None
+    )
     return found
 
 
@@ -148,9 +150,8 @@ def test_strided_buffer_with_elem_offset_views_memory():
     view = tir.decl_buffer((2, 3), "float32", "V", data=A.data, strides=[5, 1], elem_offset=2)
     ib = tir.ir_builder.create()
     V = ib.buffer_ptr(view)
-    with ib.for_range(0, 2, name="i") as i:
-        with ib.for_range(0, 3, name="j") as j:
-            V[i, j] = tir.Cast("float32", i * 10 + j)
+    with ib.for_range(0, 2, name="i") as i, ib.for_range(0, 3, name="j") as j:
+        V[i, j] = tir.Cast("float32", i * 10 + j)
     a = np.zeros(16, "float32")
     build_interpreter(tir.PrimFunc([A], ib.get()))(a)
     assert a[2:5].tolist() == [0, 1, 2] and a[7:10].tolist() == [10, 11, 12]

@@ -8,7 +8,6 @@ import numpy as np
 
 import codegen
 import tir
-import transform
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float32", "float64"]
@@ -36,28 +35,20 @@ def multi(fns: list[Callable], in_dtypes: list[str], out_dtypes: list[str], n: i
     return tir.PrimFunc(ins + outs, body)
 
 
-def run_multi(func: tir.PrimFunc, inputs: list, out_dtypes: list[str],
-              simplify: bool = True) -> list[np.ndarray]:
+def run_multi(func: tir.PrimFunc, inputs: list, out_dtypes: list[str]) -> list[np.ndarray]:
     """Build and run a ``multi`` kernel; returns its outputs."""
     n = inputs[0].shape[0]
     outs = [np.zeros(n, dtype=d) for d in out_dtypes]
-    disabled = [] if simplify else ["tir.Simplify"]
-    with transform.PassContext(disabled_pass=disabled):
-        codegen.build(func)(*inputs, *outs)
+    codegen.build(func)(*inputs, *outs)
     return outs
 
 
 def run(func: tir.PrimFunc, *inputs: np.ndarray, out_dtype: str | None = None,
-        target: str = "llvm", simplify: bool = True) -> np.ndarray:
-    """Build ``func``, run it on ``inputs`` and a fresh output array, return the output.
-
-    ``simplify=False`` leaves Simplify out of the pipeline, to test codegen alone.
-    """
+        target: str = "llvm") -> np.ndarray:
+    """Build ``func``, run it on ``inputs`` and a fresh output array, return the output."""
     n = inputs[0].shape[0] if inputs else 16
     out = np.zeros(n, dtype=out_dtype or inputs[0].dtype)
-    disabled = [] if simplify else ["tir.Simplify"]
-    with transform.PassContext(disabled_pass=disabled):
-        codegen.build(func, target=target)(*inputs, out)
+    codegen.build(func, target=target)(*inputs, out)
     return out
 
 

@@ -78,9 +78,8 @@ CMPS = {tir.EQ: np.equal, tir.NE: np.not_equal, tir.LT: np.less, tir.LE: np.less
 def test_comparisons(dtype, lanes):
     a, b = sample(dtype, seed=7, lo=-3, hi=3), sample(dtype, seed=8, lo=-3, hi=3)
     b[:4] = a[:4]  # some equal pairs
-    # Simplify is left out: it folds unsigned `x < y` to False (an analyzer bug).
     func = multi(list(CMPS), [dtype, dtype], ["bool"] * len(CMPS), lanes=lanes)
-    outs = run_multi(func, [a, b], ["bool"] * len(CMPS), simplify=False)
+    outs = run_multi(func, [a, b], ["bool"] * len(CMPS))
     for (node, ref), out in zip(CMPS.items(), outs):
         np.testing.assert_array_equal(out, ref(a, b), err_msg=node.__name__)
 
@@ -110,8 +109,8 @@ def test_select(dtype, lanes):
     a, b = sample(dtype, seed=1), sample(dtype, seed=2)
     func = elementwise(lambda x, y: tir.Select(x < y, x * y, y), [dtype, dtype], dtype,
                        lanes=lanes)
-    with np.errstate(over="ignore"):  # without Simplify, see test_comparisons
-        np.testing.assert_array_equal(run(func, a, b, simplify=False), np.where(a < b, a * b, b))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(run(func, a, b), np.where(a < b, a * b, b))
 
 
 CAST_DTYPES = INTS + FLOATS + ["bool", "float16"]

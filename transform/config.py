@@ -93,9 +93,10 @@ def _unknown(name: str, choices: list[str], what: str, fix: str = "") -> ValueEr
 
 def _check_value(entry: ConfigKey, value: Any) -> Any:
     if not _type_ok(value, entry.type):
+        name = entry.type.__name__
+        article = "an" if name[0] in "aeiou" else "a"
         raise TypeError(
-            f"config {entry.name!r} expects a {entry.type.__name__}, "
-            f"got {type(value).__name__} {value!r}"
+            f"config {entry.name!r} expects {article} {name}, got {type(value).__name__} {value!r}"
         )
     if entry.subkeys is not None:
         value = _check_subkeys(entry, value)

@@ -88,7 +88,7 @@ def test_unknown_subkey_suggests_near_miss():
     "config, match",
     [
         ({"tir.disable_vectorize": 1}, "'tir.disable_vectorize' expects a bool, got int"),
-        ({"codegen.llvm.opt_level": True}, "'codegen.llvm.opt_level' expects a int, got bool"),
+        ({"codegen.llvm.opt_level": True}, "'codegen.llvm.opt_level' expects an int, got bool"),
         ({"tir.UnrollLoop": 4}, "'tir.UnrollLoop' expects a dict"),
         ({"tir.UnrollLoop": {"explicit_unroll": "yes"}}, "explicit_unroll' expects a bool"),
     ],

@@ -52,6 +52,8 @@ def view_of(memory: np.ndarray, buf: Buffer) -> np.ndarray:
 def flat_index(buf: Buffer, layout: Layout, indices: list, mask: Any, size: int) -> Any:
     """The flat lane positions of ``buf[indices]`` (an int, or an int64 array of lanes)."""
     lanes = np_lanes(buf)
+    if mask is None and lanes == 1 and not any(type(i) is np.ndarray for i in indices):
+        return _scalar_flat_index(buf, layout, indices, size)
     index_mask = mask
     if mask is not None and lanes > 1:  # the predicate covers every scalar lane
         index_mask = np.asarray(mask).reshape(-1, lanes).any(axis=1)
@@ -64,6 +66,19 @@ def flat_index(buf: Buffer, layout: Layout, indices: list, mask: Any, size: int)
         flat = (np.atleast_1d(flat)[:, None] * lanes + np.arange(lanes)).ravel()
     _check_memory(buf, flat, mask, size, indices)
     return flat if np.ndim(flat) else int(flat)
+
+
+def _scalar_flat_index(buf: Buffer, layout: Layout, indices: list, size: int) -> int:
+    """The common case in plain ints: one scalar element, no predicate."""
+    flat = layout.offset
+    for axis, (index, extent, stride) in enumerate(zip(indices, layout.shape, layout.strides)):
+        index = int(index)
+        if not 0 <= index < extent:
+            _check_axis(buf, axis, index, extent, None, indices)
+        flat += index * stride
+    if not 0 <= flat < size:
+        _check_memory(buf, flat, None, size, indices)
+    return flat
 
 
 def np_lanes(buf: Buffer) -> int:

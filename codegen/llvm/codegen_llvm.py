@@ -22,7 +22,6 @@ from collections.abc import Iterator
 
 from llvmlite import ir
 
-from tir import dtype as dt
 from tir.arith import Analyzer
 from tir.function import PrimFunc
 from tir.functor import StmtExprVisitor
@@ -118,9 +117,8 @@ class CodeGenLLVM(
         if buf is not None:
             if self.noalias:
                 arg.add_attribute("noalias")
-            align = element_bytes(buf.dtype) * dt.lanes_of(buf.dtype)  # NumPy's guarantee
             self.vars[id(param)] = self.vars[id(buf.data)] = arg
-            self.aligns[id(buf.data)] = align
+            self.aligns[id(buf.data)] = element_bytes(buf.dtype)  # all NumPy guarantees
             return
         self.vars[id(param)] = self._unpack_scalar(param.dtype, arg)
 

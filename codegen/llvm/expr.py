@@ -274,7 +274,7 @@ class ExprCodegen:
         if isinstance(ty, ScalableVectorType):
             # llvmlite's shuffle_vector checks mask lanes a scalable mask does not list.
             splat = _ScalableSplat(self.builder.block, one, undef, mask)
-            self.builder._insert(splat)  # noqa: SLF001 (IRBuilder has no public insert)
+            self.builder._insert(splat)  # IRBuilder has no public insert
             return splat
         return self.builder.shuffle_vector(one, undef, mask)
 

@@ -86,11 +86,12 @@ class MemoryCodegen:
 
     def alignment(self, buffer, access: Access) -> int:
         """Bytes of alignment of the access: modular set of the offset, capped by the base."""
-        size = element_bytes(buffer.dtype) * dt.lanes_of(buffer.dtype)
+        lane = element_bytes(buffer.dtype)
+        step = lane * dt.lanes_of(buffer.dtype)  # bytes per index (a vector-dtype buffer: more)
         mod = self.analyzer.modular_set(access.base)
-        offset_align = _pow2_factor(math.gcd(mod.coeff, mod.base) * size)
+        offset_align = _pow2_factor(math.gcd(mod.coeff, mod.base) * step)
         base_align = self.base_alignment(buffer.data)
-        return max(size, min(offset_align, base_align, size * access.lanes))
+        return max(lane, min(offset_align, base_align, step * access.lanes))
 
     def index64(self, expr):
         """An index expression evaluated in its own dtype, sign-extended to i64 for a GEP."""

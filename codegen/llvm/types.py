@@ -27,7 +27,7 @@ class ScalableVectorType(ir.VectorType):
     def wrap_constant_value(self, value):
         # Only `undef` and `zeroinitializer` exist for scalable vectors; no lane lists.
         if isinstance(value, (list, tuple)):
-            raise ValueError(f"a {self} constant cannot list its lanes")
+            raise TypeError(f"a {self} constant cannot list its lanes")
         return value
 
 

@@ -210,3 +210,18 @@ def test_vector_access_to_an_allocation_is_aligned():
     assert len(tmp_accesses) == 2, ll
     # NumPy only guarantees element alignment for parameters.
     assert "load <8 x float>, ptr %A" not in ll or "align 4" in ll
+
+
+def test_vector_dtype_buffer_assumes_only_element_alignment():
+    """A float32x4 buffer takes (n, 4) float32 arrays, which may be only 4-byte aligned."""
+    A = tir.decl_buffer((8,), "float32x4", name="A")
+    B = tir.decl_buffer((8,), "float32x4", name="B")
+    i = tir.Var("i", "int32")
+    body = tir.BufferStore(B, tir.BufferLoad(A, [i]) * tir.Broadcast(tir.const(2.0), 4), [i])
+    mod = _build(tir.PrimFunc([A, B], tir.For(i, 0, 8, tir.ForKind.SERIAL, body)))
+    raw = np.zeros(8 * 4 + 1, "float32")
+    a = raw[1:].reshape(8, 4)  # 4 bytes past a 16-byte boundary (NumPy allocates 16-aligned)
+    a[:] = np.arange(32).reshape(8, 4)
+    b = np.zeros((8, 4), "float32")
+    mod(a, b)
+    np.testing.assert_array_equal(b, a * 2)

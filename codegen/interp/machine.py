@@ -324,6 +324,19 @@ def _ret(m: Machine, e: Any) -> Any:
     raise ReturnValue(m.eval(e.args[0]))
 
 
+def _call_extern(m: Machine, e: Any) -> Any:
+    """A C math library function (``expf``, ``sqrt``, ...) by its intrinsic's meaning."""
+    name = e.args[0].value
+    fn = ELEMENTWISE.get(f"tir.{name}") or (name.endswith("f") and ELEMENTWISE.get(f"tir.{name[:-1]}"))
+    if not fn:
+        raise ValueError(f"interpreter: cannot call the extern function {name!r}")
+    return values.cast(fn(*[m.eval(a) for a in e.args[1:]]), e.dtype)
+
+
+def _undef(m: Machine, e: Any) -> Any:
+    return values.make(0, e.dtype, dt.lanes_of(e.dtype))
+
+
 _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.if_then_else": _if_then_else,
     "tir.likely": lambda m, e: m.eval(e.args[0]),
@@ -331,4 +344,7 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.vscale": lambda m, e: values.make(m.vscale, e.dtype),
     "tir.assume": lambda m, e: values.make(True, "bool"),
     "tir.ret": _ret,
+    "tir.call_extern": _call_extern,
+    "tir.call_pure_extern": _call_extern,
+    "tir.undef": _undef,
 }

@@ -241,10 +241,18 @@ def test_poisoned_allocation_exposes_uninitialised_reads():
     assert np.isnan(result[0])
 
 
+def test_extern_math_functions():
+    x = tir.var("x", "float32")
+    assert run_expr(tir.call_pure_extern("float32", "sqrtf", x), (x, 4.0)) == 2.0
+    assert run_expr(tir.call_extern("float32", "exp", x), (x, 0.0)) == 1.0
+
+
 def test_unknown_call_and_integer_division_by_zero():
     x = tir.var("x")
-    with pytest.raises(ValueError, match="cannot evaluate a call of 'tir.call_extern'"):
+    with pytest.raises(ValueError, match="cannot call the extern function 'foo'"):
         run_expr(tir.call_extern("int32", "foo", x), (x, 1))
+    with pytest.raises(ValueError, match="cannot evaluate a call of 'tir.address_of'"):
+        run_expr(tir.call_intrin("int32", "tir.address_of", x), (x, 1))
     y = tir.var("y")
     with pytest.raises(ZeroDivisionError, match="integer division by zero"):
         run_expr(tir.floordiv(x, y), (x, 1), (y, 0))

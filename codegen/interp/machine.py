@@ -327,8 +327,10 @@ def _ret(m: Machine, e: Any) -> Any:
 def _call_extern(m: Machine, e: Any) -> Any:
     """A C math library function (``expf``, ``sqrt``, ...) by its intrinsic's meaning."""
     name = e.args[0].value
-    fn = ELEMENTWISE.get(f"tir.{name}") or (name.endswith("f") and ELEMENTWISE.get(f"tir.{name[:-1]}"))
-    if not fn:
+    fn = ELEMENTWISE.get(f"tir.{name}")
+    if fn is None and name.endswith("f"):  # the float32 variant: expf, sqrtf, ...
+        fn = ELEMENTWISE.get(f"tir.{name[:-1]}")
+    if fn is None:
         raise ValueError(f"interpreter: cannot call the extern function {name!r}")
     return values.cast(fn(*[m.eval(a) for a in e.args[1:]]), e.dtype)
 

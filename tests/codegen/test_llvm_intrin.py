@@ -137,3 +137,9 @@ def test_vector_reductions(dtype):
     with transform.PassContext(config={"codegen.llvm.opt_level": 0}):
         ll = codegen.build(tir.PrimFunc([A, S], body)).get_source("ll")
     assert ll.count("call ") >= len(kinds) and "llvm.vector.reduce." in ll
+
+
+def test_unsupported_intrinsic_is_a_value_error():
+    func = multi([lambda x: tir.Call("float32", "tir.no_such_op", [x])], ["float32"], ["float32"])
+    with pytest.raises(ValueError, match="intrinsic 'tir.no_such_op' is not supported"):
+        codegen.build(func)

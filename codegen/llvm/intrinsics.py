@@ -42,7 +42,9 @@ class IntrinsicCodegen:
             return self.libm(op, LIBM[op.op])
         method = getattr(self, "intrin_" + op.op.removeprefix("tir."), None)
         if method is None:
-            raise ValueError(f"codegen: the intrinsic {op.op!r} is not supported by the LLVM backend")
+            raise ValueError(
+                f"codegen: the intrinsic {op.op!r} is not supported by the LLVM backend"
+            )
         return method(op)
 
     # ------------------------------------------------------------ helpers

@@ -150,3 +150,31 @@ def test_nest_inside_serial_loop_with_symbolic_base():
 @pytest.mark.parametrize("outer, inner", [(2, 3), (3, 2), (1, 4), (4, 1)])
 def test_odd_shapes(outer, inner):
     vectorize(nest(BufferStore(I, i * 10 + j, [i * inner + j]), outer, inner))
+
+
+def test_inner_vectorized_loop_under_an_outer_condition():
+    """The if depends on i: the outer loop scalarizes around the inner vector code."""
+    body = For(i, 0, 4, VEC, IfThenElse(C[i] > tir.const(5, F32), For(j, 0, 4, VEC, BufferStore(
+        A, B[i * 4 + j], [i * 4 + j]))))
+    after = vectorize(body)
+    assert after.body.loop_var.name == "i_s"
+    assert after.body.body.then_case.value.dtype == "float32x4"
+
+
+def test_inner_vectorized_loop_after_a_statement_of_the_outer_loop():
+    body = For(i, 0, 4, VEC, SeqStmt([
+        BufferStore(I, i * 3, [i]),
+        For(j, 0, 2, VEC, BufferStore(A, B[i * 2 + j] + C[j], [64 + i * 2 + j])),
+    ]))
+    after = vectorize(body)
+    first, second = after.body.seq
+    tir.assert_structural_equal(first, BufferStore(I, Ramp(0, 3, 4), [Ramp(0, 1, 4)]))
+    tir.assert_structural_equal(second.indices[0], Ramp(64, 1, 8))
+
+
+def test_inner_vectorized_loop_inside_serial_loop_inside_vectorized_loop():
+    body = For(i, 0, 2, VEC, For(k, 0, 3, ForKind.SERIAL, For(j, 0, 4, VEC, BufferStore(
+        A, B[k * 8 + i * 4 + j] * C[k], [k * 8 + i * 4 + j]))))
+    after = vectorize(body)
+    loop = after.body
+    assert loop.kind == ForKind.SERIAL and loop.body.value.dtype == "float32x8"

@@ -39,7 +39,7 @@ class InterpreterFunction:
     def __call__(self, *args: Any) -> Any:
         bound = self._binder.bind(args)
         env = self._environment(bound)
-        machine = Machine(env, self.module.vscale, self.module.poison_allocations)
+        machine = Machine(env, self.module.vscale, self.module.poison_allocations, self.name)
         with deep_recursion(), np.errstate(all="ignore"):
             try:
                 machine.run(self.func.body)
@@ -86,6 +86,11 @@ class InterpreterModule:
         self._functions = {
             name: InterpreterFunction(func, name, self) for name, func in mod.functions.items()
         }
+
+    @property
+    def function_names(self) -> list[str]:
+        """Names of the functions, as ``codegen.Module.function_names``."""
+        return list(self._functions)
 
     def __getitem__(self, name: str) -> InterpreterFunction:
         return self.get_function(name)

@@ -39,8 +39,10 @@ class Machine:
 
     _tables: ClassVar[dict] = {}  # node class -> method, shared by all machines
 
-    def __init__(self, env: dict, vscale: int = 1, poison_allocations: bool = False):
+    def __init__(self, env: dict, vscale: int = 1, poison_allocations: bool = False,
+                 name: str = "main"):
         self.env = env
+        self.name = name
         self.vscale = vscale
         self.poison_allocations = poison_allocations
         self._entry_vars = set(env)
@@ -242,7 +244,8 @@ class Machine:
 
     def visit_assert_stmt(self, s: Any) -> None:
         if not self.eval(s.condition):
-            raise RuntimeError(str(self.eval(s.message)))
+            # Worded as the compiled Module words it, so backends fail alike.
+            raise RuntimeError(f"{self.name}: assertion failed: {self.eval(s.message)}")
         self.run(s.body)
 
     # ------------------------------------------------------------ helpers

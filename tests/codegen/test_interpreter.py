@@ -141,7 +141,7 @@ def test_allocate_while_if_and_assert():
 def test_assert_raises_runtime_error_with_message():
     n = tir.var("n")
     body = tir.AssertStmt(n > 0, "n must be positive", tir.Evaluate(0))
-    with pytest.raises(RuntimeError, match="n must be positive"):
+    with pytest.raises(RuntimeError, match="main: assertion failed: n must be positive"):
         build_interpreter(tir.PrimFunc([n], body))(0)
 
 
@@ -187,7 +187,7 @@ def test_module_interface():
     x = tir.var("x")
     mod = tir.IRModule({"main": tir.PrimFunc([x], tir.Evaluate(0))})
     built = build_interpreter(mod)
-    assert built["main"].module is built
+    assert built["main"].module is built and built.function_names == ["main"]
     assert "def main" in built.get_source("tir")
     with pytest.raises(ValueError, match="no 'll' source"):
         built.get_source("ll")

@@ -256,3 +256,11 @@ def test_every_statement_scalarized_is_a_scalarized_loop():
     assert remark.outcome == "scalarized"
     assert remark.reason == ("if condition depends on j; "
                              "the call of extern function 'lookup' is not element-wise")
+
+
+def test_scalable_vector_depending_on_the_var_is_scalarized():
+    lanes = 4 * tir.vscale()
+    body = vloop(BufferStore(I, tir.Broadcast(j, lanes), [tir.Ramp(0, 1, lanes)]))
+    after = transform.VectorizeLoop()(tir.IRModule.from_expr(tir.PrimFunc(PARAMS, body)))
+    [remark] = transform.vectorize_remarks(after)
+    assert (remark.outcome, remark.reason) == ("scalarized", "a scalable vector depends on j")

@@ -102,6 +102,12 @@ class ExprVectorizer(StmtExprMutator):
             return repeat_each(new, n)
         return replicate(new, self.lanes * n)
 
+    def fixed_lanes(self, node: Ramp | Broadcast) -> int:
+        """The lane count of a ramp or broadcast that must widen; scalable ones cannot yet."""
+        if not isinstance(node.lanes, int):
+            raise NeedScalarize(f"a scalable vector depends on {self.var.name}")
+        return node.lanes
+
     # ------------------------------------------------------------ leaves
 
     def visit_var(self, node: Var) -> PrimExpr:
@@ -296,7 +302,7 @@ class ExprVectorizer(StmtExprMutator):
             return node
         if not (self.widened(base, node.base) or self.widened(stride, node.stride)):
             return Ramp(base, stride, node.lanes)
-        n = node.lanes
+        n = self.fixed_lanes(node)
         if isinstance(base, Ramp) and not self.widened(stride, node.stride):
             step = op.mul(stride, op.const(n, stride.dtype))
             if self.analyzer.can_prove_equal(base.stride, step):
@@ -310,7 +316,7 @@ class ExprVectorizer(StmtExprMutator):
         if value is node.value:
             return node
         if self.widened(value, node.value):  # one value per iteration, n lanes each
-            return repeat_each(value, node.lanes)
+            return repeat_each(value, self.fixed_lanes(node))
         return Broadcast(value, node.lanes)
 
     def visit_shuffle(self, node: Shuffle) -> PrimExpr:

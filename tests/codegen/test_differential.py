@@ -10,11 +10,15 @@ inputs from the same seed.
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kernels import KERNELS
 
 import codegen
+import tir
 import transform
 from codegen.interpreter import build_interpreter
+from tir import ir_builder
 
 #: (rtol, atol) by output dtype; integers and bools must match exactly.
 TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
@@ -85,6 +89,18 @@ def test_ways_agree_with_each_other_on_the_tail():
     assert (results[0][-5:] == -7.0).all()
 
 
+@pytest.mark.parametrize("way", list(WAYS))
+def test_assertion_fails_alike(way):
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    ib.emit(tir.AssertStmt(n > 0, "n must be positive", tir.Evaluate(0)))
+    A[0] = 1.0
+    module = WAYS[way](tir.PrimFunc([A, n], ib.get()))
+    with pytest.raises(RuntimeError, match="main: assertion failed: n must be positive"):
+        module["main"](np.zeros(1, "float32"), 0)
+
+
 # ---------------------------------------------------------------- random programs
 #
 # Hypothesis draws an expression over A[k], B[k] and constants, stored to C[k]
@@ -93,11 +109,6 @@ def test_ways_agree_with_each_other_on_the_tail():
 # those whose overflow wraps in TIR (8/16-bit signed, unsigned); divisors are
 # constants other than 0 and -1; float operations are the IEEE-exact ones.
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-import tir
-from tir import ir_builder
 
 RANDOM_N = 64
 RANDOM_DTYPES = ["int8", "int16", "uint8", "uint16", "uint32", "float32"]

@@ -6,6 +6,7 @@ import pytest
 import codegen
 import tir
 import transform
+from tir import ir_builder
 from tir.stmt import BufferStore, For, ForKind, IfThenElse
 
 A = tir.decl_buffer((128,), "float32", name="A")
@@ -51,3 +52,21 @@ def test_compiled_vector_code_matches_serial(name):
 def test_nested_loops_become_one_16_lane_vector():
     mod = tir.IRModule.from_expr(tir.PrimFunc([A, B, C], CASES["nested-contiguous"]))
     assert "<16 x float>" in codegen.build(mod, target="llvm").get_source("ll")
+
+
+def test_int64_split_loop_with_guard_builds_and_runs():
+    """TVM's test_vectorize_with_if_cond_int64, built and run: m = 10 is not a multiple of 4."""
+    m = tir.size_var("m", "int64")
+    X = tir.decl_buffer((m,), "float32", name="X")
+    Y = tir.decl_buffer((m,), "float32", name="Y")
+    ib = ir_builder.create()
+    x, y = ib.buffer_ptr(X), ib.buffer_ptr(Y)
+    with ib.for_range(0, (m + 3) // 4, name="o", dtype="int64") as o:
+        with ib.for_range(0, 4, kind="vectorize", name="v", dtype="int64") as v:
+            k = o * 4 + v
+            with ib.if_scope(k < m):
+                y[k] = tir.if_then_else(k < 2, x[k], x[k] * tir.const(2, "float32"))
+    lib = codegen.build(tir.IRModule.from_expr(tir.PrimFunc([X, Y], ib.get())), target="llvm")
+    data, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
+    lib["main"](data, out)
+    np.testing.assert_array_equal(out, np.where(np.arange(10) < 2, data, data * 2))

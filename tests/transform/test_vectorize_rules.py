@@ -297,3 +297,24 @@ def test_ramp_in_the_loop_with_gaps_is_a_concatenation():
     body = vloop(BufferStore(A, Broadcast(f32(1), 2), [Ramp(j * 8, 1, 2)]))
     index = Shuffle([Ramp(8 * q, 1, 2) for q in range(4)], list(range(8)))
     check(body, BufferStore(A, f32(1, 8), [index]))
+
+
+def test_vector_element_buffer_with_uniform_index():
+    """float32x4 elements: reading one element for every iteration replicates its 4 lanes;
+    every iteration writing one element leaves the last iteration's 4 lanes."""
+    data, data2 = tir.Var("V", "handle"), tir.Var("W", "handle")
+    V = tir.decl_buffer((8,), "float32x4", name="V", data=data)
+    W = tir.decl_buffer((8,), "float32x4", name="W", data=data2)
+    scaled = W[tir.floordiv(j, 8)] * Broadcast(tir.Cast(F32, j), 4)
+    body = For(j, 0, 4, ForKind.VECTORIZED, SeqStmt([
+        BufferStore(V, scaled, [j + 4]),
+        BufferStore(V, W[j] + Broadcast(tir.Cast(F32, j), 4), [tir.floordiv(j, 8)]),
+    ]))
+    before = tir.PrimFunc([V, W], body)
+    after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
+    first, second = after.body.seq
+    w0 = BufferLoad(W, [0])
+    tir.assert_structural_equal(first.value.a, Shuffle([w0] * 4, list(range(16))))
+    assert second.value.dtype == "float32x4" and second.indices[0].value == 0
+    rng = np.random.default_rng(2)
+    assert_same_result(before, after, {"V": np.zeros(32), "W": rng.standard_normal(32)})

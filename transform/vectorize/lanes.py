@@ -52,6 +52,15 @@ def lane_of(e: PrimExpr, k: int) -> PrimExpr:
     return Shuffle([e], [k])
 
 
+def chunk(e: PrimExpr, k: int, size: int) -> PrimExpr:
+    """Lanes ``[k * size, (k + 1) * size)`` of ``e`` (one lane is a scalar)."""
+    if size == 1:
+        return lane_of(e, k)
+    if isinstance(e, Broadcast):
+        return Broadcast(e.value, size)
+    return Shuffle([e], list(range(k * size, (k + 1) * size)))
+
+
 def concat(vectors: list[PrimExpr]) -> PrimExpr:
     """The lanes of ``vectors`` one after another, as one ``Shuffle``."""
     if len(vectors) == 1:

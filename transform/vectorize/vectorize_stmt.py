@@ -35,7 +35,7 @@ from tir.stmt import (
     While,
 )
 
-from .lanes import lane_of, lanes
+from .lanes import chunk, lanes
 from .remarks import VectorizeError
 from .vectorizer import ExprVectorizer, NeedScalarize, _restore
 
@@ -115,7 +115,7 @@ class Vectorizer(ExprVectorizer):
             return BufferStore(node.buffer, value, indices, pred)
         n = lanes(node.value)
         last = indices[-1]
-        if isinstance(last, Broadcast) and n == 1 and pred is None:
+        if isinstance(last, Broadcast) and lanes(node.indices[-1]) == 1 and pred is None:
             return self._store_to_one_element(node, indices, value)
         if pred is not None:
             pred = self.wide(pred, n)
@@ -126,8 +126,9 @@ class Vectorizer(ExprVectorizer):
         if _reads(node.value, node.buffer):
             raise NeedScalarize(f"every iteration stores to the same element of "
                                 f"{node.buffer.name} and reads {node.buffer.name}")
-        last_lane = lane_of(self.wide(value, 1), self.lanes - 1)
-        return BufferStore(node.buffer, last_lane, indices[:-1] + [indices[-1].value])
+        n = lanes(node.value)
+        last = chunk(self.wide(value, n), self.lanes - 1, n)
+        return BufferStore(node.buffer, last, indices[:-1] + [indices[-1].value])
 
     def _check_runs_once(self, node: BufferStore) -> None:
         """A store that does not depend on the var runs once instead of L times: safe only

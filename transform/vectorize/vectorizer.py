@@ -410,9 +410,9 @@ class ExprVectorizer(StmtExprMutator):
                     f"the predicate of a load from {node.buffer.name} depends on {self.var.name}"
                 )
             return BufferLoad(node.buffer, indices, pred)
-        if isinstance(last, Broadcast) and lanes(node) == 1 and pred is None:
-            # every lane reads the same element: one scalar load, broadcast
-            return Broadcast(BufferLoad(node.buffer, indices[:-1] + [last.value]), last.lanes)
+        if isinstance(last, Broadcast) and lanes(node.indices[-1]) == 1 and pred is None:
+            # every iteration reads the same element: load it once and replicate it
+            return replicate(BufferLoad(node.buffer, indices[:-1] + [last.value]), last.lanes)
         if pred is not None:
             pred = self.wide(pred, lanes(node))
         return BufferLoad(node.buffer, indices, pred)

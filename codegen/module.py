@@ -10,6 +10,7 @@ ctypes, which releases the GIL. ``export_library`` writes a shared library
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import shutil
 import subprocess
@@ -249,6 +250,7 @@ def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, st
     from .llvm import machine
     from .llvm.parallel import LAUNCHER_SYMBOL
 
+    _load_support_libraries()
     _check_externals(llvm_module)
     engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(target))
     engine.finalize_object()
@@ -256,6 +258,22 @@ def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, st
         parallel.install(engine.get_global_value_address(LAUNCHER_SYMBOL))
     return Module(target, funcs, symbols, messages, engine.get_function_address, llvm_ir,
                   keepalive=engine)
+
+
+@functools.cache
+def _load_support_libraries() -> None:
+    """Make libgcc's helpers visible to the JIT: LLVM calls them itself, e.g.
+
+    ``__extendhfsf2`` for float16 on CPUs without F16C. An unresolved helper
+    would be a call to address 0.
+    """
+    import ctypes.util
+
+    import llvmlite.binding as llvm
+
+    path = ctypes.util.find_library("gcc_s")
+    if path:
+        llvm.load_library_permanently(path)
 
 
 def _check_externals(llvm_module: Any) -> None:

@@ -225,3 +225,18 @@ def test_vector_dtype_buffer_assumes_only_element_alignment():
     b = np.zeros((8, 4), "float32")
     mod(a, b)
     np.testing.assert_array_equal(b, a * 2)
+
+
+def test_float16_on_a_cpu_without_f16c_uses_libgcc_helpers():
+    """x86-64 without F16C converts halves through __extendhfsf2/__truncsfhf2 calls."""
+    A = tir.decl_buffer((16,), "float16", name="A")
+    B = tir.decl_buffer((16,), "float16", name="B")
+    ramp = tir.Ramp(0, 1, 16)
+    value = tir.BufferLoad(A, [ramp]) * tir.Broadcast(tir.const(3.0, "float16"), 16)
+    func = tir.PrimFunc([A, B], tir.BufferStore(B, value, [ramp]))
+    mod = codegen.build(func, target="llvm -mcpu=x86-64")
+    assert "__extendhfsf2" in mod.get_source("asm")
+    a = np.linspace(-2, 2, 16).astype("float16")
+    b = np.zeros(16, "float16")
+    mod(a, b)
+    np.testing.assert_array_equal(b, a * np.float16(3))

@@ -428,7 +428,7 @@ def bool_logic() -> Kernel:
 
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-FLOAT_DTYPES = ["float32", "float64"]
+FLOAT_DTYPES = ["float16", "float32", "float64"]
 
 #: name -> kernel builder, in a stable order for test ids.
 KERNELS: dict[str, Callable[[], Kernel]] = {

@@ -111,17 +111,16 @@ def test_assertion_fails_alike(way):
 
 
 RANDOM_N = 64
-RANDOM_DTYPES = ["int8", "int16", "uint8", "uint16", "uint32", "float32"]
+RANDOM_DTYPES = ["int8", "int16", "uint8", "uint16", "uint32", "float16", "float32"]
 _DIVISORS = [2, 3, 5, 7, -2, -3, -7]
 
 
 def _leaf(data, dtype, loads):
-    is_float = dtype == "float32"
     kind = data.draw(st.sampled_from(["A", "B", "const"]))
     if kind != "const":
         return loads[kind]
-    if is_float:
-        return tir.const(data.draw(st.floats(-4, 4, width=32)), dtype)
+    if dtype.startswith("float"):
+        return tir.const(data.draw(st.floats(-4, 4, width=np.dtype(dtype).itemsize * 8)), dtype)
     info = np.iinfo(dtype)
     return tir.const(data.draw(st.integers(int(info.min), int(info.max))), dtype)
 
@@ -149,7 +148,7 @@ def _expr(data, dtype, loads, depth):
     a = _expr(data, dtype, loads, depth - 1)
     b = _expr(data, dtype, loads, depth - 1)
     ops = ["add", "sub", "mul", "min", "max", "select"]
-    ops += ["float"] if dtype == "float32" else ["int"]
+    ops += ["float"] if dtype.startswith("float") else ["int"]
     ops += ["cast"] if dtype != "uint32" else []
     op = data.draw(st.sampled_from(ops))
     if op == "select":
@@ -158,23 +157,23 @@ def _expr(data, dtype, loads, depth):
     if op == "int":
         return _int_op(data, a, b, dtype)
     if op == "float":
-        return _float_op(data, a, b)
+        return _float_op(data, a, b, dtype)
     if op == "cast":  # through a wider type and back, staying in range (else it is undefined)
-        if dtype == "float32":
+        if dtype.startswith("float"):
             return tir.Cast(dtype, tir.Cast("float64", a) + tir.Cast("float64", b))
         return tir.Cast(dtype, tir.Max(tir.Cast("float32", a), tir.Cast("float32", b)))
     binary = {"add": tir.Add, "sub": tir.Sub, "mul": tir.Mul, "min": tir.Min, "max": tir.Max}
     return binary[op](a, b)
 
 
-def _float_op(data, a, b):
+def _float_op(data, a, b, dtype):
     """Float operations that are exact in IEEE arithmetic, so every backend agrees bit for bit."""
     op = data.draw(st.sampled_from(["div", "floor", "ceil", "trunc", "fabs", "sqrt", "nearbyint"]))
     if op == "div":  # a denominator of at least 1 keeps NaN and inf out
         return a / (tir.abs(b) + 1.0)
     if op == "sqrt":
         return tir.sqrt(tir.abs(a))
-    return tir.call_intrin("float32", f"tir.{op}", a)
+    return tir.call_intrin(dtype, f"tir.{op}", a)
 
 
 def _random_kernel(data):
@@ -200,7 +199,7 @@ def _random_kernel(data):
 
 def _random_inputs(dtype, seed):
     rng = np.random.default_rng(seed)
-    if dtype == "float32":
+    if dtype.startswith("float"):
         make = lambda: rng.uniform(-4, 4, RANDOM_N).astype(dtype)
     else:
         info = np.iinfo(dtype)

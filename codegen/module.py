@@ -140,6 +140,12 @@ class Module:
                 f"module compiled for {self.target} (triple {self.target.triple}) cannot run "
                 "on this machine; use get_source() or export_library() instead"
             )
+        missing = self.target.missing_host_features
+        if missing:
+            raise RuntimeError(
+                f"module compiled for {self.target} uses {', '.join(missing)}, which this CPU "
+                "lacks; it cannot run here (build without those -mattr features)"
+            )
         if name not in self._cache:
             address = self._resolve(self._symbols[name])
             self._cache[name] = PackedFunction(self, name, self._funcs[name], address)

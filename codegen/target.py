@@ -79,6 +79,14 @@ class Target:
         return self.arch == _arch(_host()["triple"])
 
     @property
+    def missing_host_features(self) -> tuple[str, ...]:
+        """Features ``-mattr`` turns on that this machine lacks (its code would not run)."""
+        if not self.is_host:
+            return ()
+        host = _enabled_features(_host()["features"])
+        return tuple(f for f in self.mattr if f.startswith("+") and f[1:] not in host)
+
+    @property
     def mcpu(self) -> str:
         """The CPU name given to LLVM: the host CPU for ``native`` or when unset on the host."""
         cpu = self.options.get("mcpu", "native")

@@ -188,3 +188,11 @@ def test_bad_inputs_raise_and_never_crash():
         assert lines.get(name, "").startswith(start), (name, lines.get(name))
     assert "m" in lines["symbolic shape"] and "B" in lines["symbolic shape"]
     assert out.stdout.strip().endswith("done")
+
+
+def test_code_using_features_the_cpu_lacks_is_not_run():
+    host = codegen.Target("llvm").features.split(",")
+    absent = next(f for f in ("avx512f", "amx-tile", "avx10.2") if f"+{f}" not in host)
+    mod = codegen.build(scale_kernel(), target=f"llvm -mattr=+{absent}")
+    with pytest.raises(RuntimeError, match=rf"uses \+{absent}, which this CPU lacks"):
+        mod["main"]

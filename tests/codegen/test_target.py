@@ -73,3 +73,11 @@ def test_unknown_triple_fails_when_compiling():
     func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))
     with pytest.raises(ValueError, match="does not know triple 'nosuch-linux-gnu'"):
         codegen.build(func, target="llvm -mtriple=nosuch-linux-gnu")
+
+
+def test_features_the_host_lacks_are_reported():
+    assert Target("llvm -mattr=+avx2").missing_host_features == ()  # this machine has AVX2
+    host = Target("llvm").features.split(",")
+    absent = next(f for f in ("avx512f", "amx-tile", "avx10.2") if f"+{f}" not in host)
+    assert Target(f"llvm -mattr=+{absent},-avx2").missing_host_features == (f"+{absent}",)
+    assert Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve").missing_host_features == ()

@@ -282,11 +282,17 @@ def _load_support_libraries() -> None:
         llvm.load_library_permanently(path)
 
 
+@functools.cache
+def _process() -> ctypes.CDLL:
+    """The symbols of this process (Python links libc and libm)."""
+    return ctypes.CDLL(None)
+
+
 def _check_externals(llvm_module: Any) -> None:
     """Fail at build time, not with a jump to address 0, when an extern is missing."""
     import llvmlite.binding as llvm
 
-    process = ctypes.CDLL(None)
+    process = _process()
     for fn in llvm_module.functions:
         if not fn.is_declaration or fn.name.startswith("llvm."):
             continue

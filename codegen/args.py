@@ -232,6 +232,18 @@ def check_layout(name: str, pname: str, buf: Buffer, value: np.ndarray) -> None:
         )
 
 
+def check_strides(name: str, pname: str, value: np.ndarray, lanes: int) -> None:
+    """Raise ValueError unless ``value``'s strides are non-negative whole elements."""
+    step = value.itemsize * lanes
+    outer = value.strides[: value.ndim - (lanes > 1)]
+    packed_lanes = lanes == 1 or value.strides[-1] == value.itemsize
+    if any(s < 0 or s % step for s in outer) or not packed_lanes:
+        raise ValueError(
+            f"{name}: argument '{pname}' has strides {value.strides} (bytes); a buffer with "
+            f"declared strides needs non-negative multiples of the element size {step}"
+        )
+
+
 def check_writeable(name: str, pname: str, value: np.ndarray) -> None:
     """Raise ValueError if the function stores into a read-only array."""
     if not value.flags.writeable:
@@ -420,8 +432,11 @@ class ArgBinder:
         for axis, want in spec.static:
             if shape[axis] != want:
                 check_static_dim(name, pname, buf, value, axis, want)
-        if spec.contiguous and not value.flags.c_contiguous:
-            check_layout(name, pname, buf, value)
+        if spec.contiguous:
+            if not value.flags.c_contiguous:
+                check_layout(name, pname, buf, value)
+        else:
+            check_strides(name, pname, value, spec.lanes)
         if spec.writeable and not value.flags.writeable:
             check_writeable(name, pname, value)
 

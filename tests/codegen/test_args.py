@@ -161,6 +161,8 @@ def test_declared_strides_bound_from_array():
     func = _func([A], A)
     bound = bind_arguments(func, (f32(12)[::3],))
     assert bound.var_values[s] == 3
+    with pytest.raises(ValueError, match="needs non-negative multiples of the element size 4"):
+        bind_arguments(func, (f32(4)[::-1],))
 
 
 def test_constant_elem_offset_rejected():

@@ -3,6 +3,16 @@
 >>> lib = codegen.build(func, target="llvm")   # doctest: +SKIP
 >>> lib["main"](a, b, c)                       # doctest: +SKIP
 
+- ``build(mod_or_func, target)`` runs ``default_pipeline()`` (see build.py)
+  under the current ``PassContext``, generates LLVM IR (llvm/), optimizes it
+  at ``O3`` and JIT-compiles it into a ``Module``; ``lower`` stops after the
+  passes. Config keys: ``codegen.llvm.fast_math``, ``codegen.llvm.opt_level``,
+  ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads.
+- ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
+  ``get_source("ll" | "asm" | "tir")``, ``export_library(path)``;
+  ``load_module(path)`` loads an exported library back.
+- ``Target("llvm -mcpu=... -mattr=... -mtriple=...")`` parses target strings.
+
 llvmlite is imported only when something is compiled, so ``import codegen``
 stays cheap.
 """

@@ -333,6 +333,29 @@ def parallel_rows() -> Kernel:
     )
 
 
+def strided_param() -> Kernel:
+    """B = 2 * A where A is a column slice of a wider matrix (declared symbolic row stride)."""
+    rows, cols = 16, 24
+    s = tir.size_var("s")
+    A = tir.decl_buffer((rows, cols), "float32", "A", strides=[s, 1])
+    B = tir.decl_buffer((rows, cols), "float32", "B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with (
+        ib.for_range(0, rows, name="r") as r,
+        ib.for_range(0, cols // 8, name="c") as c,
+        ib.for_range(0, 8, name="v", kind="vectorize") as v,
+    ):
+        b[r, c * 8 + v] = a[r, c * 8 + v] * 2.0
+    func = tir.PrimFunc([A, B], ib.get())
+    return Kernel(
+        func,
+        lambda rng: (_floats(rng, (rows, cols + 10))[:, 3:3 + cols],
+                     np.zeros((rows, cols), "float32")),
+        lambda ins: {1: ins[0] * np.float32(2)},
+    )
+
+
 # ---------------------------------------------------------------- reductions
 
 
@@ -447,6 +470,7 @@ KERNELS: dict[str, Callable[[], Kernel]] = {
     "strided_reversed": strided_reversed,
     "gather": gather,
     "parallel_rows": parallel_rows,
+    "strided_param": strided_param,
     "serial_sum": serial_sum,
     "vectorized_int_sum": vectorized_int_sum,
     "local_vector_buffer": local_vector_buffer,

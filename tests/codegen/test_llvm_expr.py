@@ -223,3 +223,16 @@ def test_scalar_params_of_every_dtype(dtype, value):
     b = np.zeros(1, dtype)
     codegen.build(tir.PrimFunc([x, B], tir.BufferStore(B, x, [0])))(value, b)
     assert b[0] == value
+
+
+def test_deep_expression_does_not_hit_the_recursion_limit():
+    import codegen
+
+    A = tir.decl_buffer((8,), "int32", name="A")
+    B = tir.decl_buffer((1,), "int32", name="B")
+    value = A[0]
+    for k in range(2000):  # a left-deep chain twice as deep as Python's default limit
+        value = tir.Add(value, A[k % 8])
+    b = np.zeros(1, "int32")
+    codegen.build(tir.PrimFunc([A, B], tir.BufferStore(B, value, [0])))(np.ones(8, "int32"), b)
+    assert b[0] == 2001

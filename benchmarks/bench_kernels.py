@@ -360,6 +360,14 @@ def print_table(rows: list, meta: dict) -> None:
     print(f"first codegen.build (LLVM start-up included): {meta['first_build_ms']:.0f} ms")
     print(f"sizes: vectors of {meta['n']} float32, matmul {meta['m']}x{meta['m']}; "
           f"median of {meta['runs']} runs after 2 warm-up runs; 1 thread")
+    print(f"host: {meta['cpu']}, numba {meta['numba']}, tvm {meta['tvm']}; load average "
+          f"{meta['load_average_before']:.1f} before, {meta['load_average_after']:.1f} after")
+
+
+def _host_cpu() -> str:
+    import llvmlite.binding as llvm
+
+    return f"{llvm.get_host_cpu_name()}, {os.cpu_count()} cores"
 
 
 def first_build_ms() -> float:
@@ -381,8 +389,11 @@ def main() -> None:
     meta = {"n": n, "m": m, "runs": runs, "import_s": import_seconds(),
             "first_build_ms": first_build_ms(), "numba": getattr(numba, "__version__", None)}
     tvm = run_tvm(n, m, runs)
-    meta["tvm"] = bool(tvm)
+    meta["tvm"] = tvm.pop("version", None)
+    meta["cpu"] = _host_cpu()
+    meta["load_average_before"] = os.getloadavg()[0]
     rows = [measure(bench, runs, tvm) for bench in benchmarks(n, m)]
+    meta["load_average_after"] = os.getloadavg()[0]
     print_table(rows, meta)
     Path(opts.out).write_text(json.dumps({"meta": meta, "rows": rows, "tvm_raw": tvm}, indent=2))
 

@@ -142,6 +142,7 @@ def main() -> None:
                          "compile_ms": compile_ms}
         except Exception as err:  # noqa: BLE001 (report it, do not stop the other kernels)
             out[name] = {"error": f"{type(err).__name__}: {str(err).splitlines()[-1][:200]}"}
+    out["version"] = tvm.__version__
     print(json.dumps(out))
 
 

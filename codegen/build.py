@@ -101,7 +101,9 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
         symbols[name] = cg.add_function(name, func)
         described[name] = metadata.describe(func, symbols[name])
     cg.add_exported_string(metadata.METADATA_SYMBOL,
-                           metadata.dumps(str(target), described, cg.messages))
+                           # a library records the CPU features its code uses, so
+                           # loading it on a CPU without them fails cleanly
+                           metadata.dumps(str(target.resolved()), described, cg.messages))
     llvm_module = machine.parse(str(cg.module))
     opt_level = target.opt_level
     if opt_level is None:

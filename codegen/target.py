@@ -78,6 +78,15 @@ class Target:
         """Whether code for this target runs on this machine."""
         return self.arch == _arch(_host()["triple"])
 
+    def resolved(self) -> "Target":
+        """The same target with triple, CPU and features spelled out (no ``native``)."""
+        parts = [self.kind, f"-mtriple={self.triple}", f"-mcpu={self.mcpu}"]
+        if self.features:
+            parts.append(f"-mattr={self.features}")
+        if "opt-level" in self.options:
+            parts.append(f"-opt-level={self.options['opt-level']}")
+        return Target(" ".join(parts))
+
     @property
     def missing_host_features(self) -> tuple[str, ...]:
         """Features ``-mattr`` turns on that this machine lacks (its code would not run)."""

@@ -196,3 +196,14 @@ def test_code_using_features_the_cpu_lacks_is_not_run():
     mod = codegen.build(scale_kernel(), target=f"llvm -mattr=+{absent}")
     with pytest.raises(RuntimeError, match=rf"uses \+{absent}, which this CPU lacks"):
         mod["main"]
+
+
+def test_library_records_the_cpu_and_features_it_was_built_for(tmp_path):
+    """So that loading it on a CPU without those features fails cleanly (see Module)."""
+    path = tmp_path / "scale.so"
+    codegen.build(scale_kernel()).export_library(str(path))
+    loaded = codegen.load_module(str(path))
+    host = codegen.Target("llvm")
+    assert loaded.target.options["mcpu"] == host.mcpu
+    assert set(loaded.target.mattr) == set(host.features.split(","))
+    assert loaded.target.missing_host_features == ()

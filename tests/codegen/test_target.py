@@ -81,3 +81,10 @@ def test_features_the_host_lacks_are_reported():
     absent = next(f for f in ("avx512f", "amx-tile", "avx10.2") if f"+{f}" not in host)
     assert Target(f"llvm -mattr=+{absent},-avx2").missing_host_features == (f"+{absent}",)
     assert Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve").missing_host_features == ()
+
+
+def test_resolved_target_spells_out_the_host():
+    t = Target("llvm").resolved()
+    assert t.options["mcpu"] == Target("llvm").mcpu and t.is_host
+    assert t.features == Target("llvm").features and t.missing_host_features == ()
+    assert Target(str(t)) == t

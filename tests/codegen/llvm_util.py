@@ -63,8 +63,3 @@ def sample(dtype: str, n: int = 16, seed: int = 0, lo: int = -100, hi: int = 100
     values = rng.integers(max(lo, info.min), min(hi, info.max), n, endpoint=True)
     values[values == 0] = 7
     return values.astype(dtype)
-
-
-def source(func: tir.PrimFunc, fmt: str = "ll", target: str = "llvm") -> str:
-    """The optimized LLVM IR (or assembly) of ``func``."""
-    return codegen.build(func, target=target).get_source(fmt)

@@ -9,6 +9,7 @@ of an ``int32`` expression is an ``int32``. A vector's bound covers all lanes.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -54,6 +55,7 @@ def _to_public(v: float) -> int:
     return int(v)
 
 
+@functools.cache
 def dtype_interval(dtype: str) -> Interval:
     """The values one lane of ``dtype`` can hold (everything for floats)."""
     t = dt.DataType(dt.element_of(dtype))

@@ -7,8 +7,19 @@
 >>> a.can_prove(x < 10)
 True
 
-TIR assumes index arithmetic does not overflow; the simplifier's integer
-rules rely on that, as TVM's do.
+Semantics, as in TVM:
+
+- Index arithmetic does not overflow. The integer rules (and linear forms)
+  rely on it and serve signed 32- and 64-bit integers; 8/16-bit and unsigned
+  integers, which wrap in practice, only get identities that survive
+  wraparound (``a - a``, ``(a + b) - b`` ...); floats only get exact constant
+  folding and rules that never reassociate.
+- ``can_prove`` is sound: ``False`` means "not proven", never "false".
+- ``bind(var, Range)`` sets the var's bound ``[min, min + extent - 1]``;
+  ``bind(var, expr)`` makes the var an alias replaced by ``expr``. Binding a
+  var again to something else needs ``allow_override=True``.
+- ``constraint_scope(cond)`` assumes ``cond`` inside the ``with`` block; on
+  exit every fact added inside it (constraints, and binds made inside) is undone.
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
 from .constraints import add_constraint, as_nonpositive, conjuncts, prove_from_constraints
-from .facts import Facts, intersect
+from .facts import Facts
 from .intern import StructureIds
 from .modular_set import ModularSet, ModularSetAnalyzer
 from .pattern import same_expr
@@ -218,4 +229,4 @@ def _show(iv: tuple) -> str:
     return f"[{iv[0]}, {iv[1]}]"
 
 
-__all__ = ["Analyzer", "ConstIntBound", "ModularSet", "intersect"]
+__all__ = ["Analyzer", "ConstIntBound", "ModularSet"]

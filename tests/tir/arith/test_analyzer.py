@@ -121,3 +121,12 @@ def test_symbolic_range_proves_comparisons_with_its_end():
     assert a.can_prove(i + 1 <= n)
     assert a.can_prove(i >= 0)
     assert not a.can_prove(i + 1 < n)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from tir.arith import analyzer, pattern
+
+    for module in (analyzer, pattern):
+        assert doctest.testmod(module).failed == 0

@@ -113,12 +113,20 @@ class MemoryCodegen:
 
     def _pointers(self, buffer, access: Access):
         """A vector of lane addresses for a gather/scatter."""
+        if dt.lanes_of(buffer.dtype) > 1:
+            raise ValueError(
+                f"codegen: a gather/scatter on buffer {buffer.name} of vector dtype "
+                f"{buffer.dtype} is not supported; index it with a stride-1 ramp"
+            )
         offsets = access.vector
         if offsets is None:
             lanes = dt.lanes_of(access.index_dtype)
             if dt.DataType(access.index_dtype).is_scalable:
                 lanes = lanes * tir_op.vscale()
-            offsets = Ramp(access.base, access.stride, lanes)
+            base, stride = access.base, access.stride
+            if base.dtype != stride.dtype:  # e.g. an int64 elem_offset with int32 indices
+                base, stride = tir_op.cast("int64", base), tir_op.cast("int64", stride)
+            offsets = Ramp(base, stride, lanes)
         index = self.index64(offsets)
         gep = self.builder.gep(self.lookup(buffer.data), [index],
                                source_etype=memory_type(buffer.dtype))

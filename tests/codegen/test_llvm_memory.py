@@ -240,3 +240,21 @@ def test_float16_on_a_cpu_without_f16c_uses_libgcc_helpers():
     b = np.zeros(16, "float16")
     mod(a, b)
     np.testing.assert_array_equal(b, a * np.float16(3))
+
+
+def test_strided_access_mixing_int64_offsets_and_int32_indices():
+    n = tir.size_var("n", "int64")
+    A = tir.decl_buffer((n,), "float32", name="A", elem_offset=tir.Var("off", "int64"))
+    B = tir.decl_buffer((8,), "float32", name="B")
+    body = tir.BufferStore(B, tir.BufferLoad(A, [tir.Ramp(1, 2, 8)]), [tir.Ramp(0, 1, 8)])
+    a, b = np.arange(20, dtype="float32"), np.zeros(8, "float32")
+    _build(tir.PrimFunc([A, B], body))(a, b)
+    np.testing.assert_array_equal(b, a[1:17:2])
+
+
+def test_gather_on_a_vector_dtype_buffer_is_rejected():
+    A = tir.decl_buffer((8,), "float32x4", name="A")
+    B = tir.decl_buffer((8,), "float32x4", name="B")
+    body = tir.BufferStore(B, tir.BufferLoad(A, [tir.Ramp(0, 2, 2)]), [tir.Ramp(0, 1, 2)])
+    with pytest.raises(ValueError, match="gather/scatter on buffer A of vector dtype float32x4"):
+        _build(tir.PrimFunc([A, B], body))

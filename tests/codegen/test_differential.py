@@ -103,9 +103,10 @@ def test_assertion_fails_alike(way):
 
 # ---------------------------------------------------------------- random programs
 #
-# Hypothesis draws an expression over A[k], B[k] and constants, stored to C[k]
-# in a vectorized loop (guarded by k < n when drawn); the interpreter (on the
-# TIR as written) and both LLVM ways must agree bit for bit. Integer types are
+# Hypothesis draws an expression over A[k], B[k] (or B at a permuted index) and
+# constants, stored to C[k] (or a permuted index) in a vectorized loop, guarded
+# by k < n when drawn; the interpreter (on the TIR as written) and both LLVM
+# ways must agree bit for bit. Integer types are
 # those whose overflow wraps in TIR (8/16-bit signed, unsigned); divisors are
 # constants other than 0 and -1; float operations are the IEEE-exact ones.
 
@@ -176,8 +177,16 @@ def _float_op(data, a, b, dtype):
     return tir.call_intrin(dtype, f"tir.{op}", a)
 
 
+def _permuted(data, k):
+    """``k``, or ``(k * odd + shift) mod N``: a permutation (a gather or scatter when vectorized)."""
+    if data.draw(st.booleans()):
+        return k
+    odd, shift = data.draw(st.sampled_from([1, 3, 5, 7, 63])), data.draw(st.integers(0, 63))
+    return tir.floormod(k * odd + shift, RANDOM_N)
+
+
 def _random_kernel(data):
-    """C[k] = expr for k < n (a guarded tail when drawn), over blocks of 8 vector lanes."""
+    """C[p(k)] = expr(A[k], B[q(k)]) for k < n (when guarded), in blocks of 8 vector lanes."""
     dtype = data.draw(st.sampled_from(RANDOM_DTYPES))
     guarded = data.draw(st.booleans())
     n = tir.var("n")
@@ -188,12 +197,13 @@ def _random_kernel(data):
         ib.for_range(0, 8, name="j", kind="vectorize") as j,
     ):
         k = i * 8 + j
-        value = _expr(data, dtype, {"A": A[k], "B": B[k]}, depth=3)
+        value = _expr(data, dtype, {"A": A[k], "B": B[_permuted(data, k)]}, depth=3)
+        out = _permuted(data, k)
         if guarded:
             with ib.if_scope(k < n):
-                C[k] = value
+                C[out] = value
         else:
-            C[k] = value
+            C[out] = value
     return tir.PrimFunc([A, B, C, n], ib.get()), dtype
 
 

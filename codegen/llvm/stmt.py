@@ -95,7 +95,8 @@ class StmtCodegen:
         index.add_incoming(begin, pre)
         with self.bound(var, index):
             emit_body()
-        step = self.builder.add(index, int_constant(begin.type, 1), flags=("nsw",))
+        nsw = ("nsw",) if begin.type.width >= 32 else ()  # int8 loops may end at 127
+        step = self.builder.add(index, int_constant(begin.type, 1), flags=nsw)
         index.add_incoming(step, self.builder.block)
         back = self.builder.cbranch(self.builder.icmp_signed("<", step, end), body, exit_)
         hint = _LOOP_HINTS.get(kind)

@@ -181,7 +181,8 @@ def _match_data(name: str, p: Any, x: Any, env: dict) -> bool:
 
 # ---------------------------------------------------------------- building results
 
-_BUILDERS: dict[type, Callable] = {
+#: The folding builder of each binary node class.
+BUILDERS: dict[type, Callable] = {
     Add: op.add, Sub: op.sub, Mul: op.mul, Div: op.truncdiv, Mod: op.truncmod,
     FloorDiv: op.floordiv, FloorMod: op.floormod, Min: op.min, Max: op.max,
     EQ: op.equal, NE: op.not_equal, LT: op.less, LE: op.less_equal, GT: op.greater,
@@ -196,7 +197,7 @@ def build(t: Any, env: dict) -> PrimExpr:
         return env[t.name]
     if cls is IntImm or cls is FloatImm:
         return t
-    fn = _BUILDERS.get(cls)
+    fn = BUILDERS.get(cls)
     if fn is not None:
         return fn(build(t.a, env), build(t.b, env))
     if cls is Not:

@@ -4,11 +4,13 @@ Children are simplified first, the node is rebuilt with the folding builders
 of ``tir.op`` (constant folding, ``x + 0``, ``x * 1`` ...), then the rules of
 its class (``rewrite_rules.RULES``) are tried in order. A rule's result is
 simplified again, with a depth limit so that no rule set can loop forever.
-Results are memoized per expression object until the analyzer's facts change.
+Results are memoized per expression object and per structure (hash-consing,
+see ``intern.py``) until the analyzer's facts change.
 
 Soundness: integer rules assume index arithmetic does not overflow (as TVM
-does); float expressions only get exact constant folding and rules that do
-not reassociate (identical Select branches, constant conditions).
+does) and serve 32/64-bit signed integers; other integers get the ring
+identities only; float expressions only get exact constant folding and rules
+that do not reassociate (identical Select branches, constant conditions).
 """
 
 from __future__ import annotations
@@ -19,43 +21,20 @@ from typing import Any
 from .. import dtype as dt
 from .. import op
 from ..expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    NE,
-    Add,
-    And,
     CmpOpNode,
-    Div,
     FloatImm,
-    FloorDiv,
-    FloorMod,
     IntImm,
-    Max,
-    Min,
-    Mod,
-    Mul,
-    Or,
     PrimExpr,
-    Sub,
     Var,
 )
 from ..functor import ExprMutator, substitute
-from .pattern import child_types, could_match
+from .pattern import BUILDERS, child_types, could_match
 from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
 
 #: How many rule applications may nest before the simplifier gives up on a node.
 MAX_DEPTH = 24
 _MEMO_LIMIT = 200_000
 
-_BINARY_BUILDERS = {
-    Add: op.add, Sub: op.sub, Mul: op.mul, Div: op.truncdiv, Mod: op.truncmod,
-    FloorDiv: op.floordiv, FloorMod: op.floormod, Min: op.min, Max: op.max,
-    EQ: op.equal, NE: op.not_equal, LT: op.less, LE: op.less_equal, GT: op.greater,
-    GE: op.greater_equal, And: op.logical_and, Or: op.logical_or,
-}
 
 
 def is_int(e: PrimExpr) -> bool:
@@ -100,7 +79,7 @@ class _Children(ExprMutator):
         if a is e.a and b is e.b and not (_is_const(a) or _is_const(b)):
             return e
         try:
-            return _BINARY_BUILDERS[type(e)](a, b)
+            return BUILDERS[type(e)](a, b)
         except ZeroDivisionError:
             return e if a is e.a and b is e.b else type(e)(a, b)
 

@@ -119,13 +119,13 @@ def assert_same(got, expected, source=None) -> None:
 
 def lift(e, var, vector):
     """``e`` with ``var`` replaced by ``vector``, scalars broadcast as the operators do."""
-    from tir.arith.pattern import _BUILDERS
+    from tir.arith.pattern import BUILDERS
 
     cls = type(e)
     if e is var:
         return vector
-    if cls in _BUILDERS:
-        return _BUILDERS[cls](lift(e.a, var, vector), lift(e.b, var, vector))
+    if cls in BUILDERS:
+        return BUILDERS[cls](lift(e.a, var, vector), lift(e.b, var, vector))
     if cls is E.Select:
         c, t, f = (lift(x, var, vector) for x in (e.condition, e.true_value, e.false_value))
         t, f = tir.op.promote(t, f)

@@ -284,6 +284,13 @@ FLOORDIV = [
     Rule(floordiv(x - floormod(x, c1), c1), floordiv(x, c1), pos("c1")),
     Rule(floordiv(x, x), 1),                                 # division by zero is undefined
     Rule(floordiv(x, c1), _floordiv_by_bound),
+    Rule(floordiv(x * y, y), x),                             # symbolic divisors (never zero)
+    Rule(floordiv(y * x, y), x),
+    Rule(floordiv(x * y + z, y), x + floordiv(z, y)),
+    Rule(floordiv(y * x + z, y), x + floordiv(z, y)),
+    Rule(floordiv(z + x * y, y), floordiv(z, y) + x),
+    Rule(floordiv(z + y * x, y), floordiv(z, y) + x),
+    Rule(floordiv(x, y), 0, lambda m: m.s.nonneg(m.x) and m.s.prove_lt(m.x, m.y)),
 ]
 
 FLOORMOD = [
@@ -298,6 +305,13 @@ FLOORMOD = [
     Rule(floormod(x, x), 0),
     Rule(floormod(x, c1), _floormod_by_residue),
     Rule(floormod(x, c1), _floormod_by_bound),
+    Rule(floormod(x * y, y), 0),
+    Rule(floormod(y * x, y), 0),
+    Rule(floormod(x * y + z, y), floormod(z, y)),
+    Rule(floormod(y * x + z, y), floormod(z, y)),
+    Rule(floormod(z + x * y, y), floormod(z, y)),
+    Rule(floormod(z + y * x, y), floormod(z, y)),
+    Rule(floormod(x, y), x, lambda m: m.s.nonneg(m.x) and m.s.prove_lt(m.x, m.y)),
 ]
 
 TRUNCDIV = [

@@ -28,6 +28,7 @@ from ..expr import (
     Var,
 )
 from ..functor import ExprMutator, substitute
+from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
 from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
 
@@ -156,6 +157,7 @@ class RewriteSimplifier:
         self._by_structure: dict[int, PrimExpr] = {}
         self._epoch = -1
         self._depth = 0
+        self._proving = False
 
     def __call__(self, e: PrimExpr) -> PrimExpr:
         return self.rewrite(e)
@@ -236,6 +238,18 @@ class RewriteSimplifier:
     def lt(self, a: PrimExpr, b: PrimExpr) -> bool:
         """Provably ``a < b``."""
         return self.diff_interval(a, b)[1] < 0
+
+    def prove_lt(self, a: PrimExpr, b: PrimExpr) -> bool:
+        """Provably ``a < b``, by bounds or from a symbolic constraint in scope (``j < n``)."""
+        if self.lt(a, b):
+            return True
+        if self._proving or not self.facts.constraints:
+            return False
+        self._proving = True  # a proof does not start another proof from constraints
+        try:
+            return prove_from_constraints(self.analyzer, op.less(a, b))
+        finally:
+            self._proving = False
 
     def nonneg(self, e: PrimExpr) -> bool:
         """Provably ``e >= 0``."""

@@ -273,3 +273,14 @@ def test_narrow_integers_are_not_reassociated():
     u = tir.var("u", "uint32")
     assert_same(an.simplify((u + tir.const(3, "uint32")) - tir.const(1, "uint32")),
                 u + tir.const(2, "uint32"))
+
+
+def test_symbolic_divisors():
+    n = tir.size_var("n")
+    a = analyzer()
+    assert_same(a.simplify(floordiv(x * n + y, n)), x + floordiv(y, n))
+    assert_same(a.simplify(floormod(x * n + y, n)), floormod(y, n))
+    assert_same(a.simplify(floordiv(n * x, n)), x)
+    a.bind(z, tir.Range(0, n))
+    assert_same(a.simplify(floordiv(x * n + z, n)), x)
+    assert_same(a.simplify(floormod(x * n + z, n)), z)

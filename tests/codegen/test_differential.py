@@ -1,7 +1,8 @@
 """Differential tests: every kernel of kernels.py, run three ways, must match NumPy.
 
 The ways: ``codegen.build`` (vectorized, default PassContext),
-``codegen.build`` with ``tir.disable_vectorize``, the reference interpreter
+``codegen.build`` with ``tir.disable_vectorize``, ``codegen.build`` with
+``tir.enable_buffer_level_predication``, the reference interpreter
 on the TIR as written, and the interpreter on the output of the build
 pipeline (``codegen.lower``), by default and with buffer-level predication.
 The last two tell a pass bug from a code generator bug. Each run gets fresh
@@ -35,6 +36,11 @@ def _build_llvm_scalar(func):
         return codegen.build(func, target="llvm")
 
 
+def _build_llvm_predicated(func):
+    with transform.PassContext(config={"tir.enable_buffer_level_predication": True}):
+        return codegen.build(func, target="llvm")
+
+
 def _interpret_lowered(func):
     return build_interpreter(codegen.lower(func))
 
@@ -47,6 +53,7 @@ def _interpret_predicated(func):
 WAYS = {
     "vectorized": _build_llvm,
     "scalar": _build_llvm_scalar,
+    "predicated": _build_llvm_predicated,
     "interpreter": build_interpreter,
     "lowered_tir": _interpret_lowered,
     "predicated_tir": _interpret_predicated,
@@ -105,7 +112,7 @@ def test_assertion_fails_alike(way):
 #
 # Hypothesis draws an expression over A[k], B[k] (or B at a permuted index) and
 # constants, stored to C[k] (or a permuted index) in a vectorized loop, guarded
-# by k < n when drawn; the interpreter (on the TIR as written) and both LLVM
+# by k < n when drawn; the interpreter (on the TIR as written) and the LLVM
 # ways must agree bit for bit. Integer types are
 # those whose overflow wraps in TIR (8/16-bit signed, unsigned); divisors are
 # constants other than 0 and -1; float operations are the IEEE-exact ones.
@@ -225,10 +232,10 @@ def test_random_programs_agree_across_backends(data):
     a, b = _random_inputs(dtype, data.draw(st.integers(0, 2**16)))
     n = data.draw(st.integers(0, RANDOM_N))
     results = {}
-    for way in ("interpreter", "vectorized", "scalar"):
+    for way in ("interpreter", "vectorized", "scalar", "predicated"):
         c = np.zeros(RANDOM_N, dtype)
         WAYS[way](func)["main"](a.copy(), b.copy(), c, n)
         results[way] = c
-    for way in ("vectorized", "scalar"):
+    for way in ("vectorized", "scalar", "predicated"):
         np.testing.assert_array_equal(results[way], results["interpreter"],
                                       err_msg=f"{way}\n{func}")

@@ -381,6 +381,7 @@ def first_build_ms() -> float:
 
 
 def main() -> None:
+    """Run every benchmark, print the table and write the JSON results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and 3 runs")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.json"))

@@ -123,6 +123,7 @@ def median_ms(fn, runs: int, warmup: int = 2) -> float:
 
 
 def main() -> None:
+    """Build and time each kernel with TVM; print the timings as JSON."""
     sizes = json.loads(sys.argv[1])
     n, m, runs = sizes["n"], sizes["m"], sizes["runs"]
     target = tvm.target.Target({"kind": "llvm", "mcpu": sizes["mcpu"], "mtriple": sizes["triple"]})

@@ -83,6 +83,7 @@ class Machine:
     # ------------------------------------------------------------ leaves
 
     def visit_var(self, v: Var) -> Any:
+        """The var's current binding (a handle var's is its memory)."""
         try:
             return self.env[v]
         except KeyError:
@@ -91,98 +92,125 @@ class Machine:
             ) from None
 
     def visit_int_imm(self, e: Any) -> Any:
+        """A constant as a NumPy scalar of its dtype."""
         return values.make(e.value, e.dtype)
 
     visit_float_imm = visit_int_imm
 
     def visit_string_imm(self, e: Any) -> str:
+        """The string itself (assertion messages, extern names)."""
         return e.value
 
     # ------------------------------------------------------------ arithmetic
 
     def visit_add(self, e: Any) -> Any:
+        """a + b, wrapping around on integers."""
         return self.eval(e.a) + self.eval(e.b)
 
     def visit_sub(self, e: Any) -> Any:
+        """a - b, wrapping around on integers."""
         return self.eval(e.a) - self.eval(e.b)
 
     def visit_mul(self, e: Any) -> Any:
+        """a * b, wrapping around on integers."""
         return self.eval(e.a) * self.eval(e.b)
 
     def visit_div(self, e: Any) -> Any:
+        """Truncated division on integers, true division on floats."""
         return values.trunc_div(self.eval(e.a), self.eval(e.b))
 
     def visit_mod(self, e: Any) -> Any:
+        """Truncated remainder (the sign of a)."""
         return values.trunc_mod(self.eval(e.a), self.eval(e.b))
 
     def visit_floor_div(self, e: Any) -> Any:
+        """Division rounding towards negative infinity."""
         return values.floor_div(self.eval(e.a), self.eval(e.b))
 
     def visit_floor_mod(self, e: Any) -> Any:
+        """Remainder with the sign of b."""
         return values.floor_mod(self.eval(e.a), self.eval(e.b))
 
     def visit_min(self, e: Any) -> Any:
+        """The smaller of a and b, lane by lane."""
         return np.minimum(self.eval(e.a), self.eval(e.b))
 
     def visit_max(self, e: Any) -> Any:
+        """The larger of a and b, lane by lane."""
         return np.maximum(self.eval(e.a), self.eval(e.b))
 
     def visit_eq(self, e: Any) -> Any:
+        """a == b, lane by lane."""
         return self.eval(e.a) == self.eval(e.b)
 
     def visit_ne(self, e: Any) -> Any:
+        """a != b, lane by lane."""
         return self.eval(e.a) != self.eval(e.b)
 
     def visit_lt(self, e: Any) -> Any:
+        """a < b, lane by lane."""
         return self.eval(e.a) < self.eval(e.b)
 
     def visit_le(self, e: Any) -> Any:
+        """a <= b, lane by lane."""
         return self.eval(e.a) <= self.eval(e.b)
 
     def visit_gt(self, e: Any) -> Any:
+        """a > b, lane by lane."""
         return self.eval(e.a) > self.eval(e.b)
 
     def visit_ge(self, e: Any) -> Any:
+        """a >= b, lane by lane."""
         return self.eval(e.a) >= self.eval(e.b)
 
     def visit_and(self, e: Any) -> Any:
+        """Logical and, lane by lane."""
         return np.logical_and(self.eval(e.a), self.eval(e.b))
 
     def visit_or(self, e: Any) -> Any:
+        """Logical or, lane by lane."""
         return np.logical_or(self.eval(e.a), self.eval(e.b))
 
     def visit_not(self, e: Any) -> Any:
+        """Logical not, lane by lane."""
         return np.logical_not(self.eval(e.a))
 
     # ------------------------------------------------------------ other expressions
 
     def visit_select(self, e: Any) -> Any:
+        """Both values evaluated, then picked lane by lane."""
         cond, t, f = self.eval(e.condition), self.eval(e.true_value), self.eval(e.false_value)
         if np.ndim(cond) == 0 and np.ndim(t) == 0:
             return t if cond else f
         return np.where(cond, t, f).astype(values.np_dtype(e.dtype))
 
     def visit_cast(self, e: Any) -> Any:
+        """Conversion with LLVM's meaning (see values.cast)."""
         return values.cast(self.eval(e.value), e.dtype)
 
     def visit_ramp(self, e: Any) -> Any:
+        """base + stride * [0, 1, ..., lanes-1]."""
         lanes = self._lanes(e.lanes)
         base, stride = self.eval(e.base), self.eval(e.stride)
         return base + stride * np.arange(lanes, dtype=values.np_dtype(e.base.dtype))
 
     def visit_broadcast(self, e: Any) -> Any:
+        """The value repeated in every lane."""
         return np.full(self._lanes(e.lanes), self.eval(e.value), values.np_dtype(e.dtype))
 
     def visit_shuffle(self, e: Any) -> Any:
+        """Lanes picked from the concatenated vectors."""
         pool = np.concatenate([np.atleast_1d(self.eval(v)) for v in e.vectors])
         picked = pool[[i.value for i in e.indices]]
         return picked if len(picked) > 1 else picked[0]
 
     def visit_let(self, e: Any) -> Any:
+        """The body with the var bound to the value."""
         with self._bound(e.var, self.eval(e.value)):
             return self.eval(e.body)
 
     def visit_call(self, e: Any) -> Any:
+        """An intrinsic: the special ones here, element-wise ones from the table."""
         special = _SPECIAL_CALLS.get(e.op)
         if special is not None:
             return special(self, e)
@@ -192,6 +220,7 @@ class Machine:
         return fn(*[self.eval(a) for a in e.args])
 
     def visit_buffer_load(self, e: Any) -> Any:
+        """Checked read of one element or a vector of lanes (predicated lanes only)."""
         mask = None if e.predicate is None else self.eval(e.predicate)
         mem, flat = self._address(e.buffer, e.indices, mask)
         return memory.load(mem, flat, mask)
@@ -199,16 +228,19 @@ class Machine:
     # ------------------------------------------------------------ statements
 
     def visit_buffer_store(self, s: Any) -> None:
+        """Checked write of one element or a vector of lanes (predicated lanes only)."""
         value = self.eval(s.value)
         mask = None if s.predicate is None else self.eval(s.predicate)
         mem, flat = self._address(s.buffer, s.indices, mask)
         memory.store(mem, flat, value, mask)
 
     def visit_seq_stmt(self, s: Any) -> None:
+        """Each statement in order."""
         for stmt in s.seq:
             self.run(stmt)
 
     def visit_for(self, s: Any) -> None:
+        """The body once per loop value, serially whatever the loop kind."""
         lo, extent = self.eval_int(s.min), self.eval_int(s.extent)
         make, var, body = values.np_dtype(s.loop_var.dtype).type, s.loop_var, s.body
         run = self._method(type(body))
@@ -218,31 +250,38 @@ class Machine:
                 run(self, body)
 
     def visit_while(self, s: Any) -> None:
+        """The body while the condition holds."""
         while self.eval(s.condition):
             self.run(s.body)
 
     def visit_if_then_else(self, s: Any) -> None:
+        """The branch the condition picks."""
         if self.eval(s.condition):
             self.run(s.then_case)
         elif s.else_case is not None:
             self.run(s.else_case)
 
     def visit_let_stmt(self, s: Any) -> None:
+        """The body with the var bound to the value."""
         with self._bound(s.var, self.eval(s.value)):
             self.run(s.body)
 
     def visit_allocate(self, s: Any) -> None:
+        """Fresh memory (zeroed, or poisoned) for the body's duration."""
         count = math.prod(self.eval_int(e) for e in s.extents) * dt.lanes_of(s.dtype)
         with self._bound(s.buffer_var, self._new_memory(s.dtype, count)):
             self.run(s.body)
 
     def visit_attr_stmt(self, s: Any) -> None:
+        """The body; annotations do not change what runs."""
         self.run(s.body)
 
     def visit_evaluate(self, s: Any) -> None:
+        """The value, for its effect."""
         self.eval(s.value)
 
     def visit_assert_stmt(self, s: Any) -> None:
+        """Fail with the message unless the condition holds, then the body."""
         if not self.eval(s.condition):
             # Worded as the compiled Module words it, so backends fail alike.
             raise RuntimeError(f"{self.name}: assertion failed: {self.eval(s.message)}")

@@ -78,6 +78,7 @@ class CodeGenLLVM(
         self.messages: list[str] = []
         self.vars: dict[int, ir.Value] = {}
         self.aligns: dict[int, int] = {}
+        self.noalias_vars: set[int] = set()  # data vars holding noalias pointers
         self.in_parallel = False
         self.symbol = ""
         self._strings: dict[str, ir.GlobalVariable] = {}
@@ -89,7 +90,7 @@ class CodeGenLLVM(
         if not isinstance(func, PrimFunc):
             raise TypeError(f"codegen: {name!r} must be a PrimFunc, got {type(func).__name__}")
         self.symbol = symbol_name(name)
-        self.vars, self.aligns = {}, {}
+        self.vars, self.aligns, self.noalias_vars = {}, {}, set()
         hidden = hidden_vars_of(func)
         arg_types = [self._param_type(func, p) for p in func.params]
         arg_types += [ir_type(v.dtype) for v in hidden]
@@ -118,6 +119,7 @@ class CodeGenLLVM(
         if buf is not None:
             if self.noalias:
                 arg.add_attribute("noalias")
+                self.noalias_vars.add(id(buf.data))
             self.vars[id(param)] = self.vars[id(buf.data)] = arg
             self.aligns[id(buf.data)] = element_bytes(buf.dtype)  # all NumPy guarantees
             return

@@ -23,7 +23,7 @@ from tir.buffer import Buffer
 from tir.expr import Var
 from tir.functor import post_order_visit
 
-from .types import I32, I64, PTR, int_constant
+from .types import I32, I64, PTR, Builder, int_constant
 
 #: The global holding the runtime's launcher (``int launch(task_fn, closure, int64 extent)``).
 LAUNCHER_SYMBOL = "tirlite_parallel_launch"
@@ -43,7 +43,7 @@ class ParallelCodegen:
         struct_ty = ir.LiteralStructType([v.type for v in values])
         closure = self.entry_alloca(struct_ty, 1, align=8)
         for k, value in enumerate(values):
-            self.builder.store(value, self._field(closure, struct_ty, k))
+            self.builder.store(value, _field(self.builder, closure, struct_ty, k))
         task = self._outline(op, captured, struct_ty)
         code = self._launch(task, closure, self._resize_int(self.visit_expr(op.extent), I64))
         failed = self.builder.icmp_signed("!=", code, int_constant(I32, 0))
@@ -75,10 +75,6 @@ class ParallelCodegen:
             glob.initializer = ir.Constant(PTR, None)
         return glob
 
-    def _field(self, closure, struct_ty, k: int):
-        zero = int_constant(I32, 0)
-        return self.builder.gep(closure, [zero, int_constant(I32, k)], inbounds=True,
-                                source_etype=struct_ty)
 
     def _captured(self, op) -> list:
         """The outer variables ``op`` uses (including its buffers' data and shape vars)."""
@@ -99,24 +95,47 @@ class ParallelCodegen:
 
     def _outline(self, op, captured: list, struct_ty) -> ir.Function:
         count = sum(1 for g in self.module.globals if g.startswith(self.symbol + "_parallel"))
-        task = ir.Function(self.module, TASK_TYPE, f"{self.symbol}_parallel{count}")
+        name = f"{self.symbol}_parallel{count}"
+        body = self._outline_body(op, captured, name + "_body")
+        task = ir.Function(self.module, TASK_TYPE, name)
         task.linkage = "internal"
         task.attributes.add("nounwind")
-        saved = (self.entry, self.builder, self.vars, self.aligns, self.in_parallel)
-        self.vars, self.aligns = {}, {}
-        self.in_parallel = True
-        self.begin_function(task)
+        task.attributes.add("noinline")  # the serial fallback call need not copy the loop
+        builder = Builder(task.append_basic_block("entry"))
         task_id, num_tasks, closure = task.args
-        for k, var in enumerate(captured):
-            value = self.builder.load(self._field(closure, struct_ty, k), typ=struct_ty.elements[k])
-            self.vars[id(var)] = value
+        values = [builder.load(_field(builder, closure, struct_ty, k), typ=ty)
+                  for k, ty in enumerate(struct_ty.elements)]
+        builder.ret(builder.call(body, [task_id, num_tasks, *values]))
+        return task
+
+    # The loop chunk is a function of its own, taking the captured values as
+    # arguments, so buffer pointers can be `noalias` again (values loaded from
+    # the closure would not be); LLVM inlines it into the task function.
+    def _outline_body(self, op, captured: list, name: str) -> ir.Function:
+        arg_types = [I32, I32] + [self.lookup(v).type for v in captured]
+        fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), name)
+        fn.linkage = "internal"
+        fn.attributes.add("nounwind")
+        fn.attributes.add("alwaysinline")
+        saved = (self.entry, self.builder, self.vars, self.aligns, self.noalias_vars,
+                 self.in_parallel)
+        self.vars, self.aligns, self.noalias_vars = {}, {}, set()
+        self.in_parallel = True
+        self.begin_function(fn)
+        for var, arg in zip(captured, fn.args[2:]):
+            arg.name = var.name
+            self.vars[id(var)] = arg
             if id(var) in saved[3]:
                 self.aligns[id(var)] = saved[3][id(var)]
-        self._run_chunk(op, task_id, num_tasks)
+            if id(var) in saved[4]:
+                arg.add_attribute("noalias")
+                self.noalias_vars.add(id(var))
+        self._run_chunk(op, fn.args[0], fn.args[1])
         self.builder.ret(int_constant(I32, 0))
         self.end_function()
-        self.entry, self.builder, self.vars, self.aligns, self.in_parallel = saved
-        return task
+        (self.entry, self.builder, self.vars, self.aligns, self.noalias_vars,
+         self.in_parallel) = saved
+        return fn
 
     def _resize_int(self, value, ty):
         """A signed integer ``value`` sign-extended or truncated to ``ty``."""
@@ -139,3 +158,10 @@ class ParallelCodegen:
         hi_raw = b.add(lo, chunk)
         hi = b.select(b.icmp_signed("<", hi_raw, end), hi_raw, end)
         self.emit_loop(op.loop_var, lo, hi, lambda: self.visit_stmt(op.body))
+
+
+def _field(builder, closure, struct_ty, k: int):
+    """The address of field ``k`` of the closure struct."""
+    zero = int_constant(I32, 0)
+    return builder.gep(closure, [zero, int_constant(I32, k)], inbounds=True,
+                       source_etype=struct_ty)

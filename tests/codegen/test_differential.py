@@ -108,6 +108,18 @@ def test_assertion_fails_alike(way):
         module["main"](np.zeros(1, "float32"), 0)
 
 
+@pytest.mark.parametrize("way", list(WAYS))
+def test_bad_arguments_fail_alike(way):
+    func, make_inputs, _ = KERNELS["vector_add"]()
+    module = WAYS[way](func)
+    a, b, c = make_inputs(np.random.default_rng(0))
+    msg = r"main: argument 'A' expects a float32 array of shape \(n,\), got float64 of shape"
+    with pytest.raises(TypeError, match=msg):
+        module["main"](a.astype("float64"), b, c)
+    with pytest.raises(ValueError, match=r"the length 1000 of 'A' disagrees with the length 999"):
+        module["main"](a, b[:999], c)
+
+
 # ---------------------------------------------------------------- random programs
 #
 # Hypothesis draws an expression over A[k], B[k] (or B at a permuted index) and

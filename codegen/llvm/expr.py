@@ -281,10 +281,11 @@ class ExprCodegen:
     # Shuffle(vectors, indices): the vectors are concatenated pairwise, as a
     # balanced tree of shufflevectors (padding the shorter with undef lanes),
     # then one last shufflevector picks ``indices`` from the concatenation.
+    # Vectors no index picks from are left out (the mask is compressed).
     def visit_shuffle(self, op):
-        parts = [self._as_vector(self.visit_expr(v)) for v in op.vectors]
+        vectors, picks = _used_vectors(op)
+        parts = [self._as_vector(self.visit_expr(v)) for v in vectors]
         whole = self._concat_tree(parts)
-        picks = [i.value for i in op.indices]
         undef = ir.Constant(whole.type, ir.Undefined)
         mask = ir.Constant(ir.VectorType(I32, len(picks)), picks)
         out = self.builder.shuffle_vector(whole, undef, mask)
@@ -319,3 +320,18 @@ class ExprCodegen:
         undef = ir.Constant(ir.VectorType(v.type, 1), ir.Undefined)
         return self.builder.insert_element(undef, v, ir.Constant(I32, 0))
 
+
+def _used_vectors(op) -> tuple[list, list[int]]:
+    """The vectors of a Shuffle that its indices use, and the indices renumbered for them."""
+    starts, total = [], 0
+    for v in op.vectors:
+        starts.append(total)
+        total += dt.lanes_of(v.dtype)
+    owner = [k for k, v in enumerate(op.vectors) for _ in range(dt.lanes_of(v.dtype))]
+    used = sorted({owner[i.value] for i in op.indices})
+    new_start, running = {}, 0
+    for k in used:
+        new_start[k] = running
+        running += dt.lanes_of(op.vectors[k].dtype)
+    picks = [new_start[owner[i.value]] + i.value - starts[owner[i.value]] for i in op.indices]
+    return [op.vectors[k] for k in used], picks

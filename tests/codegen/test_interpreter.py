@@ -256,3 +256,11 @@ def test_unknown_call_and_integer_division_by_zero():
     y = tir.var("y")
     with pytest.raises(ZeroDivisionError, match="integer division by zero"):
         run_expr(tir.floordiv(x, y), (x, 1), (y, 0))
+
+
+def test_deep_expression_does_not_hit_the_recursion_limit():
+    x = tir.var("x")
+    expr = x
+    for _ in range(5000):
+        expr = tir.Add(expr, x)
+    assert run_expr(expr, (x, 2)) == 10002

@@ -63,11 +63,15 @@ class Analyzer:
 
     def const_int_bound(self, e: Any) -> ConstIntBound:
         """A sound ``[min_value, max_value]`` for ``e`` (all lanes of a vector)."""
-        return self.bound_analyzer(_expr(e, "const_int_bound"))
+        e = _expr(e, "const_int_bound")
+        with deep_recursion():
+            return self.bound_analyzer(e)
 
     def modular_set(self, e: Any) -> ModularSet:
         """``coeff``, ``base`` such that every value of ``e`` is ``coeff * k + base``."""
-        return self.modular_analyzer(_expr(e, "modular_set"))
+        e = _expr(e, "modular_set")
+        with deep_recursion():
+            return self.modular_analyzer(e)
 
     def rewrite_simplify(self, e: Any) -> PrimExpr:
         """``e`` simplified by the rewrite rules."""
@@ -103,6 +107,10 @@ class Analyzer:
         cond = _expr(cond, "can_prove")
         if not cond.dtype.startswith("bool"):
             raise TypeError(f"can_prove: condition must be bool, got {cond.dtype} ({cond})")
+        with deep_recursion():
+            return self._prove(cond)
+
+    def _prove(self, cond: PrimExpr) -> bool:
         if self._quick_proof(cond):
             return True
         simple = self.simplify(cond)

@@ -9,6 +9,7 @@ simplification across separately built but equal expressions.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .. import expr as E
@@ -26,9 +27,10 @@ class StructureIds:
     def __init__(self) -> None:
         self._by_node: dict[int, tuple] = {}
         self._by_key: dict[tuple, int] = {}
+        self._counter = itertools.count()
 
     def clear(self) -> None:
-        """Forget every number (the owner's memo keyed by them must be cleared too)."""
+        """Forget the table (structures met again get fresh numbers; memos stay valid)."""
         self._by_node.clear()
         self._by_key.clear()
 
@@ -40,10 +42,10 @@ class StructureIds:
         key = self._key(e)
         num = self._by_key.get(key)
         if num is None:
-            num = len(self._by_key)
+            num = next(self._counter)  # never reused, so memos keyed by old numbers stay right
             self._by_key[key] = num
         if len(self._by_node) > _LIMIT:
-            self._by_node.clear()
+            self.clear()
         self._by_node[id(e)] = (e, num)
         return num
 

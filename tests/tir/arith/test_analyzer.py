@@ -130,3 +130,15 @@ def test_docstring_examples():
 
     for module in (analyzer, pattern):
         assert doctest.testmod(module).failed == 0
+
+
+def test_deep_expressions_do_not_hit_the_recursion_limit():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 4))
+    deep = i
+    for _ in range(3000):
+        deep = tir.Add(deep, tir.const(1))
+    assert a.const_int_bound(deep).max_value == 3003
+    assert a.modular_set(deep * 2).coeff == 2
+    assert a.can_prove(deep < 3004)
+    assert_same(a.simplify(deep), i + 3000)

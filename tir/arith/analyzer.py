@@ -31,7 +31,7 @@ from typing import Any
 from .. import dtype as dt
 from .. import op
 from ..expr import GE, GT, LE, LT, Broadcast, IntImm, PrimExpr, Var
-from ..functor import deep_recursion
+from ..functor import deep_recursion, post_order_visit
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
@@ -161,12 +161,15 @@ class Analyzer:
         value = _expr(value, "bind")
         if value.dtype != var.dtype:
             raise TypeError(f"bind: {var.name} is {var.dtype} but the value is {value.dtype}")
+        value = self.simplify(value)  # earlier aliases are substituted: no cycles through them
+        if _uses(value, var):
+            raise ValueError(f"bind: {var.name} cannot be bound to an expression that uses it")
         old = self.facts.aliases.get(var)
         if old is not None and not allow_override and not same_expr(old, value):
             raise ValueError(
                 f"bind: {var.name} is already bound to {old}; pass allow_override=True to rebind"
             )
-        self.facts.aliases[var] = self.simplify(value)
+        self.facts.aliases[var] = value
         self.facts.changed()
 
     def _bind_range(self, var: Var, rng: Range, allow_override: bool) -> None:
@@ -219,6 +222,12 @@ def _expr(e: Any, who: str) -> PrimExpr:
     if isinstance(e, (bool, int, float)):
         return op.const(e)
     raise TypeError(f"{who}: expected a PrimExpr or a number, got {type(e).__name__}")
+
+
+def _uses(e: PrimExpr, var: Var) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(True) if n is var else None)
+    return bool(found)
 
 
 def _is_true(e: PrimExpr) -> bool:

@@ -142,3 +142,15 @@ def test_deep_expressions_do_not_hit_the_recursion_limit():
     assert a.modular_set(deep * 2).coeff == 2
     assert a.can_prove(deep < 3004)
     assert_same(a.simplify(deep), i + 3000)
+
+
+def test_bind_to_itself_is_rejected():
+    with pytest.raises(ValueError, match="cannot be bound to an expression that uses it"):
+        arith.Analyzer().bind(x, x + 1)
+
+
+def test_alias_cycles_are_rejected():
+    a = arith.Analyzer()
+    a.bind(x, y + 1)
+    with pytest.raises(ValueError, match="uses it"):
+        a.bind(y, x * 2)

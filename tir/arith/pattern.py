@@ -172,6 +172,28 @@ def could_match(rule_pattern: Any, types: tuple) -> bool:
     return len(pats) == len(types) and all(_accepts(p, t) for p, t in zip(pats, types))
 
 
+def compile_pattern(pat: Any) -> Callable[[Any, dict], bool]:
+    """A function doing ``match(pat, e, env)`` with the pattern's shape resolved once."""
+    cls = type(pat)
+    if cls is PVar or cls is PConst or cls is IntImm or cls is FloatImm:
+        return lambda e, env: match(pat, e, env)
+    children, data = _shape(cls)
+    subs = tuple((n, compile_pattern(getattr(pat, n))) for n, k in children if k == EXPR)
+    if not data and len(subs) == 2 and subs[0][0] == "a" and subs[1][0] == "b":
+        fa, fb = subs[0][1], subs[1][1]
+        return lambda e, env: type(e) is cls and fa(e.a, env) and fb(e.b, env)
+    fixed = tuple((n, getattr(pat, n)) for n in data)
+
+    def matcher(e: Any, env: dict) -> bool:
+        if type(e) is not cls:
+            return False
+        if not all(_match_data(n, p, getattr(e, n), env) for n, p in fixed):
+            return False
+        return all(f(getattr(e, n), env) for n, f in subs)
+
+    return matcher
+
+
 def _match_data(name: str, p: Any, x: Any, env: dict) -> bool:
     if name == "lanes" and p == ANY_LANES:
         return _bind(env, "lanes", x) if not isinstance(x, int) else env.setdefault(
@@ -255,11 +277,15 @@ class Rule:
     pattern: PrimExpr
     result: Any
     when: Callable[[Match], bool] | None = None
+    _matcher: Callable = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_matcher", compile_pattern(self.pattern))
 
     def apply(self, e: PrimExpr, simplifier: Any) -> PrimExpr | None:
         """The rewritten ``e``, or None if the rule does not apply."""
         env: dict = {}
-        if not match(self.pattern, e, env):
+        if not self._matcher(e, env):
             return None
         m = Match(env, simplifier)
         if self.when is not None and not self.when(m):

@@ -23,6 +23,9 @@ from transform import PassContext
 
 from .target import Target
 
+#: The target string that selects the reference interpreter backend.
+INTERPRETER = "interp"
+
 #: How many built modules the cache keeps.
 CACHE_SIZE = 64
 
@@ -59,7 +62,8 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     Args:
         mod_or_func: an ``IRModule`` or a single ``PrimFunc`` (named ``"main"``).
         target: a target string such as ``"llvm"`` or ``"llvm -mcpu=skylake"``,
-            or a ``Target``.
+            or a ``Target``; ``"interp"`` runs the same pipeline and then the
+            NumPy reference interpreter instead of LLVM.
 
     Returns:
         A ``codegen.Module``: ``mod["main"](*arrays)`` runs the code.
@@ -69,16 +73,30 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
         ValueError: a bad target string, or a program the pipeline rejects.
     """
     mod = _as_module(mod_or_func)
+    if isinstance(target, str) and target.strip() == INTERPRETER:
+        from .interpreter import build_interpreter
+
+        return build_interpreter(lower(mod, "llvm"))
     target = Target(target)
     ctx = PassContext.current()
+    # Names are part of the key: structural equality ignores them, but the
+    # module's error messages quote them.
     key = (str(target), tuple(sorted((k, repr(v)) for k, v in ctx.config.items())),
-           ctx.opt_level, tuple(sorted(ctx.disabled_pass)), tuple(sorted(ctx.required_pass)))
+           ctx.opt_level, tuple(sorted(ctx.disabled_pass)), tuple(sorted(ctx.required_pass)),
+           _names(mod))
     cached = _CACHE.find(mod, key)
     if cached is not None:
         return cached
     result = _compile(lower(mod, target), target, ctx)
     _CACHE.add(mod, key, result)
     return result
+
+
+def _names(mod: IRModule) -> tuple:
+    return tuple(
+        (name, tuple(p.name for p in f.params), tuple(b.name for b in f.buffer_map.values()))
+        for name, f in mod.items()
+    )
 
 
 def _as_module(mod: Any) -> IRModule:

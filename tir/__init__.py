@@ -38,3 +38,12 @@ import sys as _sys  # noqa: E402
 # `from tir.stmt_functor import ...` works as in TVM, where it is a module of its own.
 _sys.modules[__name__ + ".stmt_functor"] = stmt_functor
 
+
+# `from tir import *` exports the IR's names and the modules TVM users reach for
+# (ir_builder, stmt_functor, arith), never the implementation modules: a
+# submodule such as tir.range must not shadow Python's builtin `range`.
+__all__ = sorted(
+    name
+    for name, value in globals().items()
+    if not name.startswith("_") and not isinstance(value, type(_sys))
+) + ["arith", "ir_builder", "stmt_functor"]

@@ -538,6 +538,8 @@ class Broadcast(PrimExpr):
         value = _expr_of(self.value, "Broadcast", "value")
         if dt.lanes_of(value.dtype) != 1 or dt.DataType(value.dtype).is_scalable:
             raise TypeError(f"Broadcast: value must be a scalar, got {value.dtype}")
+        if value.dtype == "handle":
+            raise TypeError("Broadcast: a handle cannot be broadcast to a vector")
         lanes, dtype = _vector_dtype("Broadcast", value.dtype, self.lanes)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "lanes", lanes)

@@ -207,3 +207,46 @@ def test_library_records_the_cpu_and_features_it_was_built_for(tmp_path):
     assert loaded.target.options["mcpu"] == host.mcpu
     assert set(loaded.target.mattr) == set(host.features.split(","))
     assert loaded.target.missing_host_features == ()
+
+
+def test_build_interp_target_runs_the_pipeline_then_the_interpreter():
+    import numpy as np
+
+    import codegen
+    import tir
+    from tir import ir_builder
+
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n, 4), "float32", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, 4, kind="vectorize", name="j") as j:
+            a[i, j] = a[i, j] * 2.0
+    mod = codegen.build(tir.PrimFunc([A], ib.get()), target="interp")
+    assert "A_1[i, 0:4]" in mod.get_source("tir")  # vectorized before interpreting
+    x = np.arange(12, dtype="float32").reshape(3, 4)
+    mod["main"](x)
+    np.testing.assert_array_equal(x, np.arange(12, dtype="float32").reshape(3, 4) * 2)
+
+
+def test_cached_module_reports_its_own_names():
+    import numpy as np
+    import pytest
+
+    import codegen
+    import tir
+    from tir import ir_builder
+
+    def kernel(name):
+        buf = tir.decl_buffer((4,), "float32", name=name)
+        ib = ir_builder.create()
+        b = ib.buffer_ptr(buf)
+        with ib.for_range(0, 4, name="i") as i:
+            b[i] = b[i] + 1.0
+        return tir.PrimFunc([buf], ib.get())
+
+    codegen.build(kernel("X"))
+    second = codegen.build(kernel("Y"))
+    with pytest.raises(TypeError, match="'Y'"):
+        second["main"](np.zeros(4, dtype="float64"))

@@ -315,3 +315,15 @@ def test_bool_of_expressions():
     with pytest.raises(TypeError, match="truth value"):
         if x:
             pass
+
+
+def test_broadcast_of_a_handle_is_rejected():
+    with pytest.raises(TypeError, match="handle cannot be broadcast"):
+        tir.Broadcast(tir.Var("p", "handle"), 4)
+
+
+def test_star_import_does_not_shadow_builtin_range():
+    namespace: dict = {}
+    exec("from tir import *", namespace)
+    assert "range" not in namespace and "expr" not in namespace
+    assert namespace["ir_builder"] is tir.ir_builder and namespace["Add"] is tir.Add

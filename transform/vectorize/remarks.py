@@ -7,6 +7,7 @@ The ``VectorizeLoop`` pass stores the remarks of a function on its attribute
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -35,7 +36,7 @@ class VectorizeError(ValueError):
         super().__init__(f"{where}cannot vectorize loop {loop_var}: {reason}")
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class VectorizeRemark:
     """What happened to one vectorized loop: ``outcome`` is vectorized / partially / scalarized."""
 
@@ -48,6 +49,10 @@ class VectorizeRemark:
     def __str__(self) -> str:
         text = f"{self.func_name}: loop {self.loop_var} ({self.lanes} lanes): {self.outcome}"
         return f"{text}: {self.reason}" if self.reason else text
+
+    def __repr__(self) -> str:
+        # Printed IR shows the remark as the sentence a user reads.
+        return json.dumps(str(self))
 
 
 def vectorize_remarks(mod_or_func: Any) -> list[VectorizeRemark]:

@@ -18,9 +18,16 @@ class Range(Node):
     min: PrimExpr = expr_field()
     extent: PrimExpr = expr_field()
 
-    def __init__(self, begin: Any, end: Any = None):
+    def __init__(self, begin: Any = None, end: Any = None, **fields: Any):
         from . import op
 
+        if fields:  # Range(min=..., extent=...): how attrs.evolve (node.replace) rebuilds one
+            if begin is not None or end is not None or set(fields) != {"min", "extent"}:
+                raise TypeError(f"Range: give (begin, end) or min= and extent=, got {fields}")
+            self.__attrs_init__(*_min_extent(fields["min"], fields["extent"]))
+            return
+        if begin is None:
+            raise TypeError("Range: missing the end of the range")
         if end is None:
             begin, end = 0, begin
         begin, end = _as_index(begin, "begin"), _as_index(end, "end")
@@ -30,17 +37,20 @@ class Range(Node):
     @staticmethod
     def from_min_extent(min_value: Any, extent: Any) -> Range:
         """The range ``[min_value, min_value + extent)``."""
-        from . import op
-
-        lo, ext = _as_index(min_value, "min"), _as_index(extent, "extent")
-        lo, ext = op.promote(lo, ext, "Range")
         out = object.__new__(Range)
-        out.__attrs_init__(lo, ext)
+        out.__attrs_init__(*_min_extent(min_value, extent))
         return out
 
     def script(self) -> str:
         """``Range(min, extent)`` text."""
         return f"Range(min={self.min}, extent={self.extent})"
+
+
+def _min_extent(min_value: Any, extent: Any) -> tuple[PrimExpr, PrimExpr]:
+    from . import op
+
+    lo, ext = _as_index(min_value, "min"), _as_index(extent, "extent")
+    return op.promote(lo, ext, "Range")
 
 
 def _as_index(value: Any, field: str) -> PrimExpr:

@@ -23,6 +23,10 @@ def test_range_fields():
         tir.Range("a", 3)
     with pytest.raises(TypeError, match="must be a scalar integer"):
         tir.Range(tir.var("f", "float32"), 3)
+    moved = tir.node.replace(r, extent=tir.const(8))   # what mutators do
+    assert moved.min is x and moved.extent.value == 8
+    with pytest.raises(TypeError, match="give \\(begin, end\\) or min= and extent="):
+        tir.Range(0, 4, extent=3)
 
 
 def test_can_prove_uses_bounds():

@@ -158,6 +158,8 @@ class Analyzer:
         if isinstance(value, Range):
             self._bind_range(var, value, allow_override)
             return
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = op.const(value, var.dtype)
         value = _expr(value, "bind")
         if value.dtype != var.dtype:
             raise TypeError(f"bind: {var.name} is {var.dtype} but the value is {value.dtype}")

@@ -158,3 +158,11 @@ def test_alias_cycles_are_rejected():
     a.bind(x, y + 1)
     with pytest.raises(ValueError, match="uses it"):
         a.bind(y, x * 2)
+
+
+def test_bind_to_a_number_takes_the_var_dtype():
+    a = arith.Analyzer()
+    v = tir.var("v", "int64")
+    a.bind(v, 5)
+    out = a.simplify(v + 1)
+    assert out.dtype == "int64" and out.value == 6

@@ -80,6 +80,14 @@ def test_simplify_preserves_values(e):
 
 @SETTINGS
 @given(int_exprs)
+def test_simplify_reaches_a_fixpoint(e):
+    a = analyzer()
+    once = a.simplify(e)
+    assert tir.structural_equal(a.simplify(once), once), show(once)
+
+
+@SETTINGS
+@given(int_exprs)
 def test_values_lie_in_const_int_bound(e):
     bound = analyzer().const_int_bound(e)
     for v in _values(e):

@@ -130,11 +130,13 @@ class CanonicalSimplifier(ExprVisitor):
         self.ids = analyzer.structure_ids
         self._orders = _Order()
         self._memo: dict[int, PrimExpr] = {}
+        self._forms: dict[int, Linear] = {}
         self._epoch = -1
 
     def __call__(self, e: PrimExpr) -> PrimExpr:
-        if self._epoch != self.facts.epoch or len(self._memo) > 200_000:
+        if self._epoch != self.facts.epoch or len(self._memo) + len(self._forms) > 200_000:
             self._memo.clear()
+            self._forms.clear()
             self._epoch = self.facts.epoch
         return self.simplify(e)
 
@@ -155,8 +157,13 @@ class CanonicalSimplifier(ExprVisitor):
         return out
 
     def linear(self, e: PrimExpr) -> Linear:
-        """The linear form of a scalar integer expression."""
-        return self.visit_expr(e)
+        """The linear form of a scalar integer expression (memoized: callers never mutate it)."""
+        sid = self.ids.of(e)
+        form = self._forms.get(sid)
+        if form is None:
+            form = self.visit_expr(e)
+            self._forms[sid] = form
+        return form
 
     def atom(self, e: PrimExpr) -> Linear:
         """The form ``1 * e``."""

@@ -63,12 +63,23 @@ class ModularSetAnalyzer(ExprVisitor):
         self.facts = facts
         self.bounds = bounds
         self._let: dict[Any, Mod] = {}
+        self._cache: dict[int, tuple] = {}
+        self._epoch = -1
 
     def mod(self, e: PrimExpr) -> Mod:
-        """The ``(coeff, base)`` of ``e``."""
+        """The ``(coeff, base)`` of ``e`` (cached per expression until the facts change)."""
         if not _is_int(e.dtype):
             return NOTHING
-        return self.visit_expr(e)
+        if self._epoch != self.facts.epoch or len(self._cache) > 200_000:
+            self._cache.clear()
+            self._epoch = self.facts.epoch
+        hit = self._cache.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        out = self.visit_expr(e)
+        if not self._let:
+            self._cache[id(e)] = (e, out)
+        return out
 
     def __call__(self, e: PrimExpr) -> ModularSet:
         return ModularSet(*self.mod(e))

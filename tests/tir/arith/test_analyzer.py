@@ -166,3 +166,15 @@ def test_bind_to_a_number_takes_the_var_dtype():
     a.bind(v, 5)
     out = a.simplify(v + 1)
     assert out.dtype == "int64" and out.value == 6
+
+
+def test_shared_subexpressions_are_analyzed_once():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 4))
+    dag = i
+    for _ in range(60):                     # 2**60 paths, 61 distinct nodes
+        dag = tir.Add(dag, dag)
+    assert a.const_int_bound(dag).min_value == 0
+    assert a.modular_set(dag * 4).coeff == 4
+    assert a.canonical_simplify(tir.Sub(dag, dag)).value == 0
+    assert a.simplify(tir.Sub(dag, dag)).value == 0

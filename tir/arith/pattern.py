@@ -86,32 +86,45 @@ def _shape(cls: type) -> tuple[tuple, tuple]:
     return children, data
 
 
-def same_expr(a: Any, b: Any) -> bool:
-    """Structural equality of two expressions (free variables compared by identity)."""
+def same_expr(a: Any, b: Any, seen: set | None = None) -> bool:
+    """Structural equality of two expressions (free variables compared by identity).
+
+    Pairs already found equal are remembered, so shared sub-expressions are compared once.
+    """
     if a is b:
         return True
     cls = type(a)
     if cls is not type(b):
         return False
-    if cls is IntImm or cls is FloatImm:
+    if cls is IntImm:
         return a.value == b.value and a.dtype == b.dtype
-    if isinstance(a, Var):
+    if cls is FloatImm:  # repr keeps -0.0 apart from 0.0 (and nan equal to itself)
+        return repr(a.value) == repr(b.value) and a.dtype == b.dtype
+    if isinstance(a, Var) or a.dtype != b.dtype:
         return False
-    if a.dtype != b.dtype:
+    seen = set() if seen is None else seen
+    if (id(a), id(b)) in seen:
+        return True
+    if not _same_fields(a, b, seen):
         return False
-    children, data = _shape(cls)
+    seen.add((id(a), id(b)))
+    return True
+
+
+def _same_fields(a: Any, b: Any, seen: set) -> bool:
+    children, data = _shape(type(a))
     for name in data:
         x, y = getattr(a, name), getattr(b, name)
-        if x is not y and (isinstance(x, PrimExpr) and not same_expr(x, y) or
+        if x is not y and (isinstance(x, PrimExpr) and not same_expr(x, y, seen) or
                            not isinstance(x, PrimExpr) and x != y):
             return False
     for name, kind in children:
         x, y = getattr(a, name), getattr(b, name)
         if kind == EXPR:
-            if (x is None) != (y is None) or x is not None and not same_expr(x, y):
+            if (x is None) != (y is None) or x is not None and not same_expr(x, y, seen):
                 return False
         elif kind == EXPRS:
-            if len(x) != len(y) or not all(same_expr(p, q) for p, q in zip(x, y)):
+            if len(x) != len(y) or not all(same_expr(p, q, seen) for p, q in zip(x, y)):
                 return False
         elif x is not y:
             return False

@@ -50,3 +50,15 @@ def test_match_object_names_missing_variables():
     assert m.x is x
     with pytest.raises(AttributeError, match="pattern has no variable 'z'"):
         _ = m.z
+
+
+def test_same_expr_on_shared_dags_and_float_zero():
+    def dag(v):
+        for _ in range(60):
+            v = tir.Add(v, v)
+        return v
+
+    assert same_expr(dag(x), dag(x))
+    assert not same_expr(dag(x), dag(y))
+    zero, neg_zero = tir.FloatImm("float32", 0.0), tir.FloatImm("float32", -0.0)
+    assert not same_expr(zero, neg_zero)

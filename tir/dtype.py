@@ -59,7 +59,8 @@ class DataType:
         return (DataType, (str(self),))
 
     def __str__(self) -> str:
-        base = self.type_code if self.type_code in (BOOL, HANDLE) else f"{self.type_code}{self.bits}"
+        plain = self.type_code in (BOOL, HANDLE)
+        base = self.type_code if plain else f"{self.type_code}{self.bits}"
         if self.is_scalable:
             return f"{base}xvscalex{self.lanes}"
         return base if self.lanes == 1 else f"{base}x{self.lanes}"

@@ -24,8 +24,33 @@ from typing import Any, Sequence
 
 from . import dtype as dt
 from .expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
-    IntImm, Max, Min, Mod, Mul, Not, Or, PrimExpr, Select, SizeVar, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    Broadcast,
+    Call,
+    Cast,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    Select,
+    SizeVar,
+    Sub,
+    Var,
 )
 from .intrin import INTRINSICS
 

@@ -28,8 +28,28 @@ import attrs
 
 from .buffer import Buffer
 from .expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, BufferLoad, Div, FloatImm, FloorDiv, FloorMod, IntImm,
-    Mod, Mul, Not, Or, PrimExpr, Ramp, Sub, Var,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BufferLoad,
+    Div,
+    FloatImm,
+    FloorDiv,
+    FloorMod,
+    IntImm,
+    Mod,
+    Mul,
+    Not,
+    Or,
+    PrimExpr,
+    Ramp,
+    Sub,
+    Var,
 )
 from .function import IRModule, PrimFunc
 from .functor import StmtExprVisitor, deep_recursion

@@ -197,7 +197,7 @@ def _float_op(data, a, b, dtype):
 
 
 def _permuted(data, k):
-    """``k``, or ``(k * odd + shift) mod N``: a permutation (a gather or scatter when vectorized)."""
+    """``k``, or ``(k * odd + shift) mod N``: a permutation (a gather/scatter when vectorized)."""
     if data.draw(st.booleans()):
         return k
     odd, shift = data.draw(st.sampled_from([1, 3, 5, 7, 63])), data.draw(st.integers(0, 63))

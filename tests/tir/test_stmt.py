@@ -85,8 +85,8 @@ def test_for_kinds_have_tvm_names():
 
 
 def test_for_errors():
-    with pytest.raises(TypeError, match="For x: extent dtype differs from the loop var: loop var is "
-                                        "int32, extent is int64"):
+    message = "For x: extent dtype differs from the loop var: loop var is int32, extent is int64"
+    with pytest.raises(TypeError, match=message):
         tir.For(x, 0, tir.const(4, "int64"), 0, NOP)
     with pytest.raises(TypeError, match="For x: body must be a Stmt, got str"):
         tir.For(x, 0, 4, 0, "body")

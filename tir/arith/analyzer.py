@@ -194,7 +194,9 @@ class Analyzer:
     def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
         """Set ``var``'s bound directly (TVM's ``Analyzer.update``)."""
         if not isinstance(info, ConstIntBound):
-            raise TypeError(f"update: expected a ConstIntBound for {var}, got {type(info).__name__}")
+            raise TypeError(
+                f"update: expected a ConstIntBound for {var}, got {type(info).__name__}"
+            )
         old = self.facts.bounds.get(var)
         new = info.to_interval()
         if old is not None and old != new and not override:

@@ -285,7 +285,7 @@ class Match:
 
 @attrs.frozen
 class Rule:
-    """``pattern -> result`` if ``when(match)``; ``result`` is a template, a number or a function."""
+    """``pattern -> result`` if ``when(match)``; ``result``: a template, a number or a function."""
 
     pattern: PrimExpr
     result: Any

@@ -37,7 +37,7 @@ from tir.stmt import (
 
 from .lanes import chunk, lanes
 from .remarks import VectorizeError
-from .vectorizer import ExprVectorizer, NeedScalarize, _restore
+from .vectorizer import ExprVectorizer, NeedScalarize
 
 
 class Vectorizer(ExprVectorizer):
@@ -174,20 +174,7 @@ class Vectorizer(ExprVectorizer):
 
     def visit_let_stmt(self, node: LetStmt) -> Stmt:
         """A let whose value became a vector binds a new vector var of that dtype."""
-        value = self.visit_expr(node.value)
-        var = node.var
-        if self.widened(value, node.value):
-            var = Var(node.var.name, value.dtype)
-        saved = self.let_map.get(id(node.var))
-        if var is not node.var:
-            self.let_map[id(node.var)] = var
-        try:
-            body = self.visit_stmt(node.body)
-        finally:
-            _restore(self.let_map, id(node.var), saved)
-        if var is node.var and value is node.value and body is node.body:
-            return node
-        return LetStmt(var, value, body)
+        return self.rebind_let(node, self.visit_stmt, LetStmt)
 
     def visit_allocate(self, node: Allocate) -> Stmt:
         """Each iteration gets its own copy: the last extent grows by L, accesses interleave."""

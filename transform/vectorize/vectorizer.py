@@ -341,6 +341,10 @@ class ExprVectorizer(StmtExprMutator):
 
     def visit_let(self, node: Let) -> PrimExpr:
         """A let whose value became a vector binds a new vector var of that dtype."""
+        return self.rebind_let(node, self.visit_expr, Let)
+
+    def rebind_let(self, node, visit_body, make):
+        """Vectorize a ``Let``/``LetStmt``: a widened value gets a new var of its dtype."""
         value = self.visit_expr(node.value)
         var = node.var
         if self.widened(value, node.value):
@@ -349,12 +353,12 @@ class ExprVectorizer(StmtExprMutator):
         if var is not node.var:
             self.let_map[id(node.var)] = var
         try:
-            body = self.visit_expr(node.body)
+            body = visit_body(node.body)
         finally:
             _restore(self.let_map, id(node.var), saved)
         if var is node.var and value is node.value and body is node.body:
             return node
-        return Let(var, value, body)
+        return make(var, value, body)
 
     # ------------------------------------------------------------ calls and loads
 

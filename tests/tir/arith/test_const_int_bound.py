@@ -41,7 +41,7 @@ TABLE = [
     (floordiv(j, 4), (-1, 0)),
     (truncdiv(j, 4), (-1, 0)),
     (truncdiv(j, 5), (0, 0)),
-    (floordiv(i, j), (-15, 15)),           # j may be zero: division by zero is excluded, sign unknown
+    (floordiv(i, j), (-15, 15)),           # j may be zero (excluded); the sign is unknown
     (floormod(i, 4), (0, 3)),
     (floormod(j, 4), (0, 3)),
     (floormod(x, 8), (0, 7)),

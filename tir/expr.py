@@ -14,6 +14,7 @@ TVM's type promotion and constant folding; see ``tir.op``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -172,21 +173,16 @@ class IntImm(PrimExpr):
     value: int
 
     def __attrs_post_init__(self):
-        dtype = _check_dtype(self.dtype, "IntImm", "dtype")
-        t = dt.DataType(dtype)
-        if not (t.is_integer or t.is_bool) or t.is_vector:
-            raise TypeError(f"IntImm: dtype must be a scalar integer or bool, got {dtype}")
+        dtype, lo, hi = _int_imm_range(self.dtype)
         value = self.value
-        if isinstance(value, float) and not value.is_integer() or not isinstance(
-            value, (int, float)
-        ):
-            raise TypeError(f"IntImm: value must be an integer, got {value!r}")
-        value = int(value)
-        if not t.min_value() <= value <= t.max_value():
-            raise ValueError(
-                f"IntImm: value {value} does not fit in {dtype} "
-                f"[{t.min_value()}, {t.max_value()}]"
-            )
+        if type(value) is not int:  # bool, float, NumPy integer: check, then normalize
+            if isinstance(value, float) and not value.is_integer() or not isinstance(
+                value, (int, float)
+            ):
+                raise TypeError(f"IntImm: value must be an integer, got {value!r}")
+            value = int(value)
+        if not lo <= value <= hi:
+            raise ValueError(f"IntImm: value {value} does not fit in {dtype} [{lo}, {hi}]")
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "value", value)
 
@@ -216,6 +212,16 @@ class FloatImm(PrimExpr):
 
     def __float__(self) -> float:
         return self.value
+
+
+@functools.lru_cache(maxsize=None)
+def _int_imm_range(dtype: Any) -> tuple[str, int, int]:
+    """Canonical dtype and value range of an IntImm dtype (cached: constants are hot)."""
+    dtype = _check_dtype(dtype, "IntImm", "dtype")
+    t = dt.DataType(dtype)
+    if not (t.is_integer or t.is_bool) or t.is_vector:
+        raise TypeError(f"IntImm: dtype must be a scalar integer or bool, got {dtype}")
+    return dtype, t.min_value(), t.max_value()
 
 
 def _round_float(value: float, bits: int) -> float:
@@ -650,22 +656,32 @@ def _check_access(owner: str, buffer: Any, indices: tuple) -> tuple:
             f"{owner}: buffer {buffer.name} has {len(buffer.shape)} dimension(s), "
             f"got {len(indices)} index(es)"
         )
-    for i in indices:
-        t = dt.DataType(i.dtype)
-        if not t.is_integer:
+    for k, i in enumerate(indices):
+        is_integer, is_vector = _index_kind(i.dtype)
+        if not is_integer:
             raise TypeError(f"{owner}: index into {buffer.name} must be an integer, got {i.dtype}")
-    for i in indices[:-1]:
-        if dt.DataType(i.dtype).is_vector:
+        if is_vector and k != len(indices) - 1:
             raise ValueError(f"{owner}: only the last index into {buffer.name} may be a vector")
     return indices
+
+
+@functools.lru_cache(maxsize=None)
+def _index_kind(dtype: str) -> tuple[bool, bool]:
+    t = dt.DataType(dtype)
+    return t.is_integer, t.is_vector
 
 
 def access_dtype(buffer: Any, indices: tuple) -> str:
     """The dtype of ``buffer[indices]``: lanes of the last index times the buffer's."""
     if not indices:
         return buffer.dtype
-    index_t = dt.DataType(indices[-1].dtype)
-    buf_t = dt.DataType(buffer.dtype)
+    return _access_dtype(buffer.dtype, indices[-1].dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _access_dtype(buffer_dtype: str, index_dtype: str) -> str:
+    index_t = dt.DataType(index_dtype)
+    buf_t = dt.DataType(buffer_dtype)
     if index_t.is_scalable:
         return str(buf_t.with_scalable_lanes(index_t.lanes))
     return str(buf_t.with_lanes(index_t.lanes * buf_t.lanes))

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
@@ -55,6 +56,7 @@ from .expr import (
 from .intrin import INTRINSICS
 
 Number = (bool, int, float)
+_INT_DTYPES = frozenset(f"{kind}{bits}" for kind in ("int", "uint") for bits in (8, 16, 32, 64))
 
 
 # ---------------------------------------------------------------- constants
@@ -70,6 +72,8 @@ def const(value: Any, dtype: str | None = None) -> PrimExpr:
     if hasattr(value, "dtype") and hasattr(value, "item"):  # NumPy scalar
         dtype = dtype or str(value.dtype)
         value = value.item()
+    if type(value) is int and (dtype is None or dtype in _INT_DTYPES):  # the common case
+        return IntImm(dtype or "int32", value)
     if dtype is None:
         dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else None
         if dtype is None and isinstance(value, float):
@@ -181,12 +185,19 @@ def _operand(value: Any, other: Any) -> PrimExpr:
     if not isinstance(value, Number) and not hasattr(value, "item"):
         raise TypeError(f"cannot use {type(value).__name__} {value!r} in a TIR expression")
     if isinstance(other, PrimExpr) and other.dtype != "handle":
-        elem = dt.DataType(dt.element_of(other.dtype))
-        if not (isinstance(value, float) and not elem.is_float):
-            if elem.is_bool and not isinstance(value, bool):
+        elem, is_float, is_bool = _element_kind(other.dtype)
+        if not (isinstance(value, float) and not is_float):
+            if is_bool and not isinstance(value, bool):
                 return const(value)
-            return const(value, str(elem))
+            return const(value, elem)
     return const(value)
+
+
+@functools.lru_cache(maxsize=None)
+def _element_kind(dtype: str) -> tuple[str, bool, bool]:
+    """(element dtype, is float, is bool) of ``dtype``: what a number next to it becomes."""
+    elem = dt.DataType(dt.element_of(dtype))
+    return str(elem), elem.is_float, elem.is_bool
 
 
 def promote(a: Any, b: Any, owner: str = "operator") -> tuple[PrimExpr, PrimExpr]:

@@ -12,6 +12,7 @@ from .pass_base import (
     module_pass,
     prim_func_pass,
 )
+from .instrument_bound_checkers import InstrumentBoundCheckers
 from .pass_context import PassContext
 from .remove_no_op import RemoveNoOp
 from .simplify import Simplify

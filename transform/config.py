@@ -217,3 +217,7 @@ register_config(
     "codegen.llvm.opt_level", int, 3, "LLVM optimization level, 0 to 3.", check=_opt_level_check
 )
 register_config("tir.noalias", bool, True, "Mark buffer parameters noalias in generated code.")
+register_config(  # TVM's default is False; tirlite defaults to safe
+    "tir.instrument_bound_checkers", bool, True,
+    "Check at run time the buffer accesses not proven in bounds (InstrumentBoundCheckers).",
+)

@@ -391,4 +391,7 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.call_extern": _call_extern,
     "tir.call_pure_extern": _call_extern,
     "tir.undef": _undef,
+    # the lowest / highest lane (the bound checks of gather indices use them)
+    "tir.vector_reduce_min": lambda m, e: values.cast(np.min(m.eval(e.args[0])), e.dtype),
+    "tir.vector_reduce_max": lambda m, e: values.cast(np.max(m.eval(e.args[0])), e.dtype),
 }

@@ -1,0 +1,319 @@
+"""``InstrumentBoundCheckers``: a runtime check before every access the compiler cannot prove safe.
+
+A buffer's shape is a promise made by the caller (for a pointer, the length
+of the array it was bound from); nothing in the generated code keeps the
+indices inside it, so a wrong loop bound writes past the end of an array and
+corrupts the heap. This pass walks the function with a ``tir.arith.Analyzer``
+that knows what the enclosing statements establish (loop ranges, ``if``
+conditions in their branches, asserts in their bodies, simple lets) and, for
+every ``BufferLoad`` and ``BufferStore``, tries to prove ``0 <= index`` and
+``index < extent`` in every dimension. What it cannot prove becomes an
+``AssertStmt`` around the statement holding the access, so a bad call fails
+with ``RuntimeError("main: assertion failed: index out of bounds: A[...] ...")``
+before the access runs.
+
+The index of a dimension is read as its lowest and highest lane:
+
+- a scalar ``x``: ``x`` and ``x``;
+- ``Ramp(b, s, L)`` with a constant stride: ``b + min(0, (L-1)*s)`` and ``b + max(0, (L-1)*s)``;
+- ``Broadcast(v, L)``: ``v`` and ``v``;
+- any other vector (a gather index): ``tir.vector_reduce_min`` / ``tir.vector_reduce_max``.
+
+All unproven checks of one statement share one assert; a check whose index
+reads memory itself (``a[idx[k]]``) sits in an inner assert, after the check
+of that read. Not checked (documented limits):
+
+- accesses with a ``predicate`` (masked lanes: only the active lanes touch memory);
+- loads in the branches of ``tir.if_then_else`` (evaluated only when chosen);
+- loads inside the body of a ``Let`` expression (their indices may use its variable);
+- loads in the condition of a ``While`` (evaluated on every iteration, before the body);
+- scalable vector indices (``vscale`` lanes: the lane count is not a constant).
+
+A function whose accesses are all proven comes back as the very same object,
+so kernels with loops over their buffers' shapes compile exactly as before.
+TVM has the same config key, off by default; tirlite defaults it to on
+(``tir.instrument_bound_checkers``): a Python-level mistake should raise, not crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from tir import arith, op, structural_equal
+from tir.dtype import DataType
+from tir.expr import BufferLoad, Call, FloorDiv, IntImm, Let, PrimExpr, StringImm, Var
+from tir.expr_vector import Broadcast, Ramp
+from tir.functor import ExprVisitor, StmtExprMutator
+from tir.node import EXPR, EXPRS, child_fields, replace
+from tir.range import Range
+from tir.stmt import AssertStmt, BufferStore, For, IfThenElse, LetStmt, Stmt, While
+
+from .pass_base import PrimFuncPass, prim_func_pass
+
+CONFIG_KEY = "tir.instrument_bound_checkers"
+
+
+class _Check:
+    """The unproven conditions of one access, with the text that names it."""
+
+    def __init__(self, conds: list, text: str, depth: int):
+        self.conds, self.text, self.depth = conds, text, depth
+
+
+class BoundCheckInstrumenter(StmtExprMutator):
+    """Wrap each statement whose accesses are not provably in bounds in an ``AssertStmt``."""
+
+    def __init__(self, analyzer: arith.Analyzer | None = None):
+        self.analyzer = analyzer if analyzer is not None else arith.Analyzer()
+
+    def visit_expr(self, expr: PrimExpr) -> PrimExpr:
+        return expr  # expressions are read by _AccessCollector, never rewritten
+
+    def generic_visit(self, node: Any) -> Any:
+        if not isinstance(node, Stmt):
+            return super().generic_visit(node)
+        return self._guard(node, super().generic_visit(node))
+
+    # ------------------------------------------------------------ scopes
+
+    def visit_for(self, loop: For) -> Stmt:
+        self.analyzer.bind(loop.loop_var, Range.from_min_extent(loop.min, loop.extent),
+                           allow_override=True)
+        with self._symbolic_upper_bound(loop):
+            body = self.visit_stmt(loop.body)
+        return self._guard(loop, loop if body is loop.body else _with(loop, body=body))
+
+    def _symbolic_upper_bound(self, loop: For) -> Any:
+        """``var < min + extent`` as a constraint when constant bounds cannot say it."""
+        if isinstance(loop.extent, IntImm) and isinstance(loop.min, IntImm):
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        var, extent = loop.loop_var, loop.extent
+        stack.enter_context(self.analyzer.constraint_scope(var < op.add(loop.min, extent)))
+        if isinstance(extent, FloorDiv) and isinstance(extent.b, IntImm) and extent.b.value > 0:
+            # blocks of c over n: v < n // c is (v + 1) * c <= n, the form that
+            # proves the last element of a block, v * c + (c - 1) < n
+            block = op.mul(op.add(op.sub(var, loop.min), op.const(1, var.dtype)), extent.b)
+            stack.enter_context(self.analyzer.constraint_scope(block <= extent.a))
+        return stack
+
+    def visit_if_then_else(self, stmt: IfThenElse) -> Stmt:
+        fact = _strip_likely(stmt.condition)
+        with self.analyzer.constraint_scope(fact):
+            then_case = self.visit_stmt(stmt.then_case)
+        else_case = stmt.else_case
+        if else_case is not None:
+            with self.analyzer.constraint_scope(op.logical_not(fact)):
+                else_case = self.visit_stmt(else_case)
+        new = stmt
+        if then_case is not stmt.then_case or else_case is not stmt.else_case:
+            new = _with(stmt, then_case=then_case, else_case=else_case)
+        return self._guard(stmt, new)
+
+    def visit_assert_stmt(self, stmt: AssertStmt) -> Stmt:
+        with self.analyzer.constraint_scope(stmt.condition):  # the body runs only if it held
+            body = self.visit_stmt(stmt.body)
+        return self._guard(stmt, stmt if body is stmt.body else _with(stmt, body=body))
+
+    def visit_while(self, stmt: While) -> Stmt:
+        # The condition is evaluated before every iteration: an assert outside the
+        # loop would check it once only, so its loads are left unchecked.
+        body = self.visit_stmt(stmt.body)
+        return stmt if body is stmt.body else _with(stmt, body=body)
+
+    def visit_let_stmt(self, stmt: LetStmt) -> Stmt:
+        self._bind_let(stmt.var, stmt.value)
+        body = self.visit_stmt(stmt.body)
+        return self._guard(stmt, stmt if body is stmt.body else _with(stmt, body=body))
+
+    def _bind_let(self, var: Var, value: PrimExpr) -> None:
+        """Tell the analyzer what ``var`` is: the value itself if plain arithmetic, else its bounds."""
+        t = DataType(var.dtype)
+        if not t.is_integer or t.is_vector or value.dtype != var.dtype:
+            return
+        if _is_plain(value):
+            self.analyzer.bind(var, value, allow_override=True)
+            return
+        bound = self.analyzer.const_int_bound(value)
+        extent = bound.max_value - bound.min_value + 1
+        if bound.min_value < t.min_value() or extent > t.max_value():
+            return
+        rng = Range.from_min_extent(op.const(bound.min_value, var.dtype),
+                                    op.const(extent, var.dtype))
+        self.analyzer.bind(var, rng, allow_override=True)
+
+    # ------------------------------------------------------------ checks
+
+    def _guard(self, old: Stmt, new: Stmt) -> Stmt:
+        """``new`` inside asserts for the unproven accesses of ``old``'s own expressions."""
+        checks = [c for c in self._checks(old) if c.conds]
+        for depth in sorted({c.depth for c in checks}, reverse=True):
+            level = [c for c in checks if c.depth == depth]
+            conds = _unique([cond for c in level for cond in c.conds])
+            texts = list(dict.fromkeys(c.text for c in level))
+            message = "index out of bounds: " + ("; ".join(texts) if len(texts) == 1
+                                                 else "one of " + "; ".join(texts))
+            cond = conds[0]
+            for more in conds[1:]:
+                cond = op.logical_and(cond, more)
+            new = AssertStmt(cond, StringImm(message), new)
+        return new
+
+    def _checks(self, stmt: Stmt) -> list:
+        collector = _AccessCollector()
+        for name, kind, binds in child_fields(type(stmt)):
+            value = getattr(stmt, name)
+            if binds or value is None or isinstance(stmt, While):
+                continue
+            if kind == EXPR:
+                collector.visit_expr(value)
+            elif kind == EXPRS:
+                for v in value:
+                    collector.visit_expr(v)
+        accesses = collector.accesses
+        if isinstance(stmt, BufferStore) and stmt.predicate is None:
+            accesses.append((stmt.buffer, stmt.indices, collector.depth_of(stmt.indices)))
+        return [self._check(buf, indices, depth) for buf, indices, depth in accesses]
+
+    def _check(self, buffer: Any, indices: tuple, depth: int) -> _Check:
+        conds = []
+        for index, extent in zip(indices, buffer.shape):
+            span = _lane_span(index)
+            if span is None:
+                continue
+            lo, hi = span
+            for cond in (op.greater_equal(lo, op.const(0, lo.dtype)), op.less(hi, extent)):
+                if not self.analyzer.can_prove(cond):
+                    conds.append(cond)
+        return _Check(conds, _describe(buffer, indices), depth)
+
+
+class _AccessCollector(ExprVisitor):
+    """The unconditionally evaluated, unmasked loads in an expression, with their nesting depth."""
+
+    def __init__(self):
+        self.accesses: list = []
+
+    def visit_buffer_load(self, load: BufferLoad) -> None:
+        for index in load.indices:
+            self.visit_expr(index)
+        if load.predicate is not None:
+            self.visit_expr(load.predicate)
+            return
+        self.accesses.append((load.buffer, load.indices, self.depth_of(load.indices)))
+
+    def visit_call(self, call: Call) -> None:
+        if call.op == "tir.if_then_else":  # only the chosen branch is evaluated
+            self.visit_expr(call.args[0])
+            return
+        self.generic_visit(call)
+
+    def visit_let(self, let: Let) -> None:
+        self.visit_expr(let.value)  # the body's indices may use let.var, unbound outside
+
+    @staticmethod
+    def depth_of(indices: tuple) -> int:
+        """How many loads deep ``indices`` read memory (0: they read none)."""
+        finder = _LoadDepth()
+        for index in indices:
+            finder.visit_expr(index)
+        return finder.depth
+
+
+class _LoadDepth(ExprVisitor):
+    """The deepest nesting of ``BufferLoad`` in an expression."""
+
+    def __init__(self):
+        self.depth, self._current = 0, 0
+
+    def visit_buffer_load(self, load: BufferLoad) -> None:
+        self._current += 1
+        self.depth = max(self.depth, self._current)
+        self.generic_visit(load)
+        self._current -= 1
+
+
+def _lane_span(index: PrimExpr) -> tuple | None:
+    """The lowest and highest lane of ``index``, or None if it is not checked."""
+    if isinstance(index, Broadcast):
+        return _lane_span(index.value)
+    t = DataType(index.dtype)
+    if not t.is_vector:
+        return index, index
+    if t.is_scalable:
+        return None  # vscale lanes: the lane count is not a constant
+    if isinstance(index, Ramp) and isinstance(index.stride, IntImm) \
+            and not DataType(index.base.dtype).is_vector:
+        reach = op.mul(index.stride, op.const(index.lanes - 1, index.stride.dtype))
+        zero = op.const(0, reach.dtype)
+        return (op.add(index.base, op.min(zero, reach)), op.add(index.base, op.max(zero, reach)))
+    elem = str(t.element_of)
+    return (Call(elem, "tir.vector_reduce_min", [index]),
+            Call(elem, "tir.vector_reduce_max", [index]))
+
+
+def _describe(buffer: Any, indices: tuple) -> str:
+    shown = ", ".join(_show_index(i) for i in indices)
+    if len(buffer.shape) == 1:
+        return f"{buffer.name}[{shown}] with extent {buffer.shape[0]}"
+    return f"{buffer.name}[{shown}] with shape ({', '.join(str(s) for s in buffer.shape)})"
+
+
+def _show_index(index: PrimExpr) -> str:
+    if isinstance(index, Ramp) and isinstance(index.stride, IntImm) \
+            and not DataType(index.dtype).is_scalable:
+        reach = index.lanes * index.stride.value
+        end = op.add(index.base, reach) if reach > 0 else op.sub(index.base, -reach)
+        step = "" if index.stride.value == 1 else f":{index.stride.value}"
+        return f"{index.base}:{end}{step}"
+    return str(index)
+
+
+def _is_plain(value: PrimExpr) -> bool:
+    """Whether ``value`` is arithmetic on variables and constants only (no loads, no calls)."""
+    found = []
+
+    class _Impure(ExprVisitor):
+        def visit_buffer_load(self, load):
+            found.append(load)
+
+        def visit_call(self, call):
+            found.append(call)
+
+    _Impure().visit_expr(value)
+    return not found
+
+
+def _strip_likely(cond: PrimExpr) -> PrimExpr:
+    if isinstance(cond, Call) and cond.op == "tir.likely":
+        return cond.args[0]
+    return cond
+
+
+def _unique(conds: list) -> list:
+    out: list = []
+    for cond in conds:
+        if not any(structural_equal(cond, seen) for seen in out):
+            out.append(cond)
+    return out
+
+
+def _with(stmt: Stmt, **changes: Any) -> Stmt:
+    return replace(stmt, **changes)
+
+
+def instrument_bound_checkers(stmt: Stmt, analyzer: arith.Analyzer | None = None) -> Stmt:
+    """``stmt`` with runtime checks of the accesses not proven in bounds (same object if none)."""
+    return BoundCheckInstrumenter(analyzer)(stmt)
+
+
+def InstrumentBoundCheckers() -> PrimFuncPass:
+    """The ``tir.InstrumentBoundCheckers`` pass (see the module docstring); off if the config says so."""
+
+    def transform_function(func, mod, ctx):
+        if not ctx.config.get(CONFIG_KEY):
+            return func
+        return func.with_body(instrument_bound_checkers(func.body))
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.InstrumentBoundCheckers")

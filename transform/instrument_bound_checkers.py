@@ -183,9 +183,11 @@ class BoundCheckInstrumenter(StmtExprMutator):
             if span is None:
                 continue
             lo, hi = span
-            for cond in (op.greater_equal(lo, op.const(0, lo.dtype)), op.less(hi, extent)):
-                if not self.analyzer.can_prove(cond):
-                    conds.append(cond)
+            for bound, test in ((lo, _non_negative), (hi, lambda x, e=extent: op.less(x, e))):
+                if self.analyzer.can_prove(test(bound)):
+                    continue
+                # a lane bound built here (b + -6) reads better simplified (b - 6)
+                conds.append(test(bound if bound is index else self.analyzer.simplify(bound)))
         return _Check(conds, _describe(buffer, indices), depth)
 
 
@@ -251,6 +253,10 @@ def _lane_span(index: PrimExpr) -> tuple | None:
     elem = str(t.element_of)
     return (Call(elem, "tir.vector_reduce_min", [index]),
             Call(elem, "tir.vector_reduce_max", [index]))
+
+
+def _non_negative(x: PrimExpr) -> PrimExpr:
+    return op.greater_equal(x, op.const(0, x.dtype))
 
 
 def _describe(buffer: Any, indices: tuple) -> str:

@@ -44,7 +44,7 @@ def default_pipeline() -> list:
         transform.Simplify(),
         # Drop the empty loops, Evaluate(0)s and no-op branches left behind.
         transform.RemoveNoOp(),
-        # Assert, before each access not proven in bounds, that it is (tir.instrument_bound_checkers).
+        # Assert in bounds each access not proven so (tir.instrument_bound_checkers).
         transform.InstrumentBoundCheckers(),
     ]
 

@@ -77,11 +77,21 @@ class BoundCheckInstrumenter(StmtExprMutator):
 
     # ------------------------------------------------------------ scopes
 
+    @contextlib.contextmanager
+    def _scope(self) -> Any:
+        """Forget, after the block, the facts learned in it (a var reused elsewhere is unbound)."""
+        snap = self.analyzer.facts.snapshot()
+        try:
+            yield
+        finally:
+            self.analyzer.facts.restore(snap)
+
     def visit_for(self, loop: For) -> Stmt:
-        self.analyzer.bind(loop.loop_var, Range.from_min_extent(loop.min, loop.extent),
-                           allow_override=True)
-        with self._symbolic_upper_bound(loop):
-            body = self.visit_stmt(loop.body)
+        with self._scope():
+            self.analyzer.bind(loop.loop_var, Range.from_min_extent(loop.min, loop.extent),
+                               allow_override=True)
+            with self._symbolic_upper_bound(loop):
+                body = self.visit_stmt(loop.body)
         return self._guard(loop, loop if body is loop.body else _with(loop, body=body))
 
     def _symbolic_upper_bound(self, loop: For) -> Any:
@@ -123,12 +133,13 @@ class BoundCheckInstrumenter(StmtExprMutator):
         return stmt if body is stmt.body else _with(stmt, body=body)
 
     def visit_let_stmt(self, stmt: LetStmt) -> Stmt:
-        self._bind_let(stmt.var, stmt.value)
-        body = self.visit_stmt(stmt.body)
+        with self._scope():
+            self._bind_let(stmt.var, stmt.value)
+            body = self.visit_stmt(stmt.body)
         return self._guard(stmt, stmt if body is stmt.body else _with(stmt, body=body))
 
     def _bind_let(self, var: Var, value: PrimExpr) -> None:
-        """Tell the analyzer what ``var`` is: the value itself if plain arithmetic, else its bounds."""
+        """Tell the analyzer ``var``'s value if plain arithmetic, else the value's bounds."""
         t = DataType(var.dtype)
         if not t.is_integer or t.is_vector or value.dtype != var.dtype:
             return
@@ -315,7 +326,7 @@ def instrument_bound_checkers(stmt: Stmt, analyzer: arith.Analyzer | None = None
 
 
 def InstrumentBoundCheckers() -> PrimFuncPass:
-    """The ``tir.InstrumentBoundCheckers`` pass (see the module docstring); off if the config says so."""
+    """The ``tir.InstrumentBoundCheckers`` pass (module docstring); off if the config says so."""
 
     def transform_function(func, mod, ctx):
         if not ctx.config.get(CONFIG_KEY):

@@ -29,7 +29,7 @@ def _run(body, params=(A, S, n, m), **config):
 
 def _asserts(stmt):
     found = []
-    post_order_visit(stmt, lambda node: found.append(node) if isinstance(node, AssertStmt) else None)
+    post_order_visit(stmt, lambda x: found.append(x) if isinstance(x, AssertStmt) else None)
     return found
 
 
@@ -134,7 +134,8 @@ def test_ramp_spans_lowest_and_highest_lane():
     assert _conds(first) == ["i * 4 + 3 < m"]
     assert first.message.value == "index out of bounds: A[i * 4:i * 4 + 4] with extent m"
     assert sorted(_conds(second)) == ["i * 4 + 2 < m", "i * 4 - 4 >= 0"]
-    assert second.message.value == "index out of bounds: A[i * 4 + 2:i * 4 + 2 - 8:-2] with extent m"
+    assert second.message.value == (
+        "index out of bounds: A[i * 4 + 2:i * 4 + 2 - 8:-2] with extent m")
 
 
 def test_broadcast_index_checks_its_value_and_2d_message_shows_the_shape():
@@ -250,3 +251,11 @@ def test_interpreter_runs_the_gather_check():
     bad[5] = 8
     with pytest.raises(RuntimeError, match=r"index out of bounds: A\[idx\[i \* 4:i \* 4 \+ 4\]\]"):
         lib(src, bad, out)
+
+
+def test_a_loop_var_reused_in_a_sibling_loop_does_not_keep_its_old_range():
+    i = tir.Var("i", "int32")
+    body = SeqStmt([_loop(i, m, _store(A, i)), _loop(i, n, _store(A, i))])
+    _, out = _run(body)
+    first, second = out.body.seq
+    assert not _asserts(first) and [str(c) for c in map(_conds, _asserts(second))] == ["['i < m']"]

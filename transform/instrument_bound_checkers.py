@@ -194,9 +194,12 @@ class BoundCheckInstrumenter(StmtExprMutator):
             if span is None:
                 continue
             lo, hi = span
-            for bound, test in ((lo, _non_negative), (hi, lambda x, e=extent: op.less(x, e))):
-                if self.analyzer.can_prove(test(bound)):
-                    continue
+            tests = ((lo, _non_negative), (hi, lambda x, e=extent: op.less(x, e)))
+            unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
+            if unproven and _is_reduced(lo) and DataType(index.dtype).is_int:
+                conds.append(_unsigned_below(index, extent))
+                continue
+            for bound, test in unproven:
                 # a lane bound built here (b + -6) reads better simplified (b - 6)
                 conds.append(test(bound if bound is index else self.analyzer.simplify(bound)))
         return _Check(conds, _describe(buffer, indices), depth)
@@ -264,6 +267,23 @@ def _lane_span(index: PrimExpr) -> tuple | None:
     elem = str(t.element_of)
     return (Call(elem, "tir.vector_reduce_min", [index]),
             Call(elem, "tir.vector_reduce_max", [index]))
+
+
+def _is_reduced(bound: PrimExpr) -> bool:
+    return isinstance(bound, Call) and bound.op == "tir.vector_reduce_min"
+
+
+def _unsigned_below(index: PrimExpr, extent: PrimExpr) -> PrimExpr:
+    """``0 <= every lane < extent`` as one unsigned test: a negative lane wraps to a huge value.
+
+    For a data-dependent (gather) index this is one horizontal reduction and
+    one branch per vector, instead of a min and a max reduction and two branches.
+    """
+    t = DataType(index.dtype)
+    unsigned = f"uint{t.bits}"
+    lanes_max = Call(unsigned, "tir.vector_reduce_max",
+                     [op.reinterpret(f"{unsigned}x{t.lanes}", index)])
+    return op.less(lanes_max, op.cast(unsigned, extent))
 
 
 def _non_negative(x: PrimExpr) -> PrimExpr:

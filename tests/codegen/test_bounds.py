@@ -50,3 +50,43 @@ def test_the_correct_call_still_works_and_smaller_n_is_fine():
     result = _run(2)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "no error"
+
+
+GATHER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import codegen, tir
+    from tir import ir_builder
+
+    m = tir.size_var("m")
+    A = tir.decl_buffer((64,), "float32", name="A")
+    idx = tir.decl_buffer((m, 8), "int32", name="idx")
+    C = tir.decl_buffer((m, 8), "float32", name="C")
+    ib = ir_builder.create()
+    a, ix, c = ib.buffer_ptr(A), ib.buffer_ptr(idx), ib.buffer_ptr(C)
+    with ib.for_range(0, m, name="i") as i:
+        with ib.for_range(0, 8, kind="vectorize", name="j") as j:
+            c[i, j] = a[ix[i, j]]
+    lib = codegen.build(tir.PrimFunc([A, idx, C], ib.get()), target=sys.argv[1])
+    src = np.arange(64, dtype="float32")
+    good = np.arange(16, dtype="int32").reshape(2, 8) * 3
+    out = np.zeros((2, 8), "float32")
+    lib(src, good, out)
+    assert (out == src[good]).all()
+    for bad in (-1, 64, -2**31, 2**31 - 1):
+        wrong = good.copy(); wrong[1, 5] = bad
+        try:
+            lib(src, wrong, out)
+        except RuntimeError as e:
+            print(bad, "RuntimeError:", e)
+""")
+
+
+def test_gather_with_a_negative_or_too_large_index_raises():
+    for target in ("llvm", "interp"):
+        result = subprocess.run([sys.executable, "-c", GATHER, target], cwd=ROOT,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.strip().splitlines()
+        assert [line.split()[0] for line in lines] == ["-1", "64", "-2147483648", "2147483647"]
+        assert all("index out of bounds: A[idx[i, 0:8]] with extent 64" in ln for ln in lines)

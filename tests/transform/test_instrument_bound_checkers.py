@@ -150,7 +150,7 @@ def test_broadcast_index_checks_its_value_and_2d_message_shows_the_shape():
     assert _conds(second) == ["i + 1 < m"]
 
 
-def test_gather_index_uses_vector_reduce_inside_the_index_check():
+def test_gather_index_is_one_unsigned_max_check_inside_the_index_check():
     i = tir.Var("i", "int32")
     idx = tir.decl_buffer((n,), "int32", name="idx")
     ramp = tir.Ramp(i * 8, 1, 8)
@@ -160,8 +160,11 @@ def test_gather_index_uses_vector_reduce_inside_the_index_check():
     assert isinstance(outer, AssertStmt)  # S[i*8:i*8+8]: 64 is not proven against n // 8 * 8
     inner = outer.body
     assert isinstance(inner, AssertStmt) and isinstance(inner.body, BufferStore)
-    assert "vector_reduce_min" in str(inner.condition)
-    assert "vector_reduce_max" in str(inner.condition)
+    # 0 <= lane < m as one test: a negative lane reinterpreted as uint32 is >= 2**31 > m
+    assert str(inner.condition) == (
+        'T.call_intrin("uint32", "tir.vector_reduce_max", '
+        'T.reinterpret("uint32x8", idx[i * 8:i * 8 + 8])) < T.Cast("uint32", m)'
+    )
     assert inner.message.value == "index out of bounds: A[idx[i * 8:i * 8 + 8]] with extent m"
 
 

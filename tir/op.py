@@ -578,6 +578,7 @@ from .op_intrin import (  # noqa: E402,F401  (re-exported: tir.op.exp as in TVM)
     sigmoid,
     sin,
     sqrt,
+    strip_likely,
     sum_of,
     tan,
     tanh,

@@ -202,6 +202,13 @@ def likely(cond: Any) -> PrimExpr:
     return Call(cond.dtype, "tir.likely", [cond])
 
 
+def strip_likely(cond: PrimExpr) -> PrimExpr:
+    """``cond`` without a ``likely(...)`` hint around it (the fact it states)."""
+    if isinstance(cond, Call) and cond.op == "tir.likely":
+        return cond.args[0]
+    return cond
+
+
 def vscale() -> Call:
     """The hardware's vector-length multiplier (``4 * vscale()`` lanes on SVE)."""
     return Call("int32", "tir.vscale", [])
@@ -233,6 +240,6 @@ __all__ = [
     "call_intrin", "call_pure_extern", "ceil", "cos", "erf", "exp", "exp10", "exp2", "floor",
     "fma", "if_then_else", "isinf", "isnan", "likely", "log", "log10", "log1p", "log2",
     "nearbyint", "popcount", "pow", "reinterpret", "ret", "round", "rsqrt", "select",
-    "shift_left", "shift_right", "sigmoid", "sin", "sqrt", "sum_of", "tan", "tanh", "trunc",
-    "vscale",
+    "shift_left", "shift_right", "sigmoid", "sin", "sqrt", "strip_likely", "sum_of", "tan",
+    "tanh", "trunc", "vscale",
 ]

@@ -42,7 +42,7 @@ from typing import Any
 
 from tir import arith, op, structural_equal
 from tir.dtype import DataType
-from tir.expr import BufferLoad, Call, FloorDiv, IntImm, Let, PrimExpr, StringImm, Var
+from tir.expr import BufferLoad, Call, IntImm, Let, PrimExpr, StringImm, Var
 from tir.expr_vector import Broadcast, Ramp
 from tir.functor import ExprVisitor, StmtExprMutator
 from tir.node import EXPR, EXPRS, child_fields, replace
@@ -87,29 +87,12 @@ class BoundCheckInstrumenter(StmtExprMutator):
             self.analyzer.facts.restore(snap)
 
     def visit_for(self, loop: For) -> Stmt:
-        with self._scope():
-            self.analyzer.bind(loop.loop_var, Range.from_min_extent(loop.min, loop.extent),
-                               allow_override=True)
-            with self._symbolic_upper_bound(loop):
-                body = self.visit_stmt(loop.body)
+        with self.analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
+            body = self.visit_stmt(loop.body)
         return self._guard(loop, loop if body is loop.body else _with(loop, body=body))
 
-    def _symbolic_upper_bound(self, loop: For) -> Any:
-        """``var < min + extent`` as a constraint when constant bounds cannot say it."""
-        if isinstance(loop.extent, IntImm) and isinstance(loop.min, IntImm):
-            return contextlib.nullcontext()
-        stack = contextlib.ExitStack()
-        var, extent = loop.loop_var, loop.extent
-        stack.enter_context(self.analyzer.constraint_scope(var < op.add(loop.min, extent)))
-        if isinstance(extent, FloorDiv) and isinstance(extent.b, IntImm) and extent.b.value > 0:
-            # blocks of c over n: v < n // c is (v + 1) * c <= n, the form that
-            # proves the last element of a block, v * c + (c - 1) < n
-            block = op.mul(op.add(op.sub(var, loop.min), op.const(1, var.dtype)), extent.b)
-            stack.enter_context(self.analyzer.constraint_scope(block <= extent.a))
-        return stack
-
     def visit_if_then_else(self, stmt: IfThenElse) -> Stmt:
-        fact = _strip_likely(stmt.condition)
+        fact = op.strip_likely(stmt.condition)
         with self.analyzer.constraint_scope(fact):
             then_case = self.visit_stmt(stmt.then_case)
         else_case = stmt.else_case
@@ -320,12 +303,6 @@ def _is_plain(value: PrimExpr) -> bool:
 
     _Impure().visit_expr(value)
     return not found
-
-
-def _strip_likely(cond: PrimExpr) -> PrimExpr:
-    if isinstance(cond, Call) and cond.op == "tir.likely":
-        return cond.args[0]
-    return cond
 
 
 def _unique(conds: list) -> list:

@@ -22,25 +22,15 @@ same object, so an already-simple function comes back unchanged (``is``).
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any
-
 from tir import arith, op, structural_equal
 from tir.dtype import DataType
-from tir.expr import Call, IntImm, PrimExpr, Var
+from tir.expr import IntImm, PrimExpr, Var
 from tir.functor import StmtExprMutator, substitute
 from tir.node import replace
 from tir.range import Range
 from tir.stmt import AssertStmt, Evaluate, For, IfThenElse, LetStmt, Stmt, While
 
 from .pass_base import PrimFuncPass, prim_func_pass
-
-
-def _strip_likely(cond: PrimExpr) -> PrimExpr:
-    """The condition under a ``tir.likely`` hint: what actually holds in the branch."""
-    if isinstance(cond, Call) and cond.op == "tir.likely":
-        return cond.args[0]
-    return cond
 
 
 def _is_true(e: PrimExpr) -> bool:
@@ -75,22 +65,15 @@ class StmtSimplifier(StmtExprMutator):
         lo, extent = self.visit_expr(loop.min), self.visit_expr(loop.extent)
         if self._prove(extent <= 0) is True:
             return Evaluate(0)
-        self.analyzer.bind(loop.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
-        with self._symbolic_upper_bound(loop.loop_var, lo, extent):
+        with self.analyzer.loop_scope(loop.loop_var, lo, extent):
             body = self.visit_stmt(loop.body)
         if lo is loop.min and extent is loop.extent and body is loop.body:
             return loop
         return replace(loop, min=lo, extent=extent, body=body)
 
-    def _symbolic_upper_bound(self, var: Var, lo: PrimExpr, extent: PrimExpr) -> Any:
-        """``var < lo + extent`` as a constraint when constant bounds cannot say it."""
-        if isinstance(extent, IntImm) and isinstance(lo, IntImm):
-            return contextlib.nullcontext()
-        return self.analyzer.constraint_scope(var < op.add(lo, extent))
-
     def visit_if_then_else(self, stmt: IfThenElse) -> Stmt:
         cond = self.visit_expr(stmt.condition)
-        fact = _strip_likely(cond)
+        fact = op.strip_likely(cond)
         known = self._prove(fact)
         if known is True:
             return self.visit_stmt(stmt.then_case)
@@ -116,7 +99,7 @@ class StmtSimplifier(StmtExprMutator):
 
     def visit_while(self, stmt: While) -> Stmt:
         cond = self.visit_expr(stmt.condition)
-        if self._prove(_strip_likely(cond)) is False:
+        if self._prove(op.strip_likely(cond)) is False:
             return Evaluate(0)
         body = self.visit_stmt(stmt.body)
         if cond is stmt.condition and body is stmt.body:

@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..expr import GE, GT, LE, LT, Broadcast, IntImm, PrimExpr, Var
+from ..expr import GE, GT, LE, LT, Broadcast, FloorDiv, IntImm, PrimExpr, Var
 from ..functor import deep_recursion, post_order_visit
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
@@ -189,7 +189,23 @@ class Analyzer:
             # a symbolic range is also kept as comparisons, for proofs such as i + 1 <= n
             self.facts.constraints.append(op.greater_equal(var, rng.min))
             self.facts.constraints.append(op.less(var, op.add(rng.min, rng.extent)))
+            self.facts.constraints.extend(_block_facts(var, rng))
         self.facts.changed()
+
+    @contextlib.contextmanager
+    def loop_scope(self, var: Var, min_value: Any, extent: Any) -> Iterator[None]:
+        """Within the block, ``var`` ranges over ``[min_value, min_value + extent)``.
+
+        The facts are forgotten afterwards, so a var reused by a later loop
+        starts afresh. Passes that walk loops (Simplify, the bound checker)
+        use this one rule.
+        """
+        snap = self.facts.snapshot()
+        self.bind(var, Range.from_min_extent(min_value, extent), allow_override=True)
+        try:
+            yield
+        finally:
+            self.facts.restore(snap)
 
     def update(self, var: Var, info: ConstIntBound, override: bool = False) -> None:
         """Set ``var``'s bound directly (TVM's ``Analyzer.update``)."""
@@ -218,6 +234,20 @@ class Analyzer:
             yield
         finally:
             self.facts.restore(snap)
+
+
+def _block_facts(var: Var, rng: Range) -> list:
+    """For ``extent = n // c``: ``(var - min + 1) * c <= n``.
+
+    ``var < n // c`` says the same, but in this form the analyzer proves the
+    last element of a block in bounds: ``var * c + (c - 1) < n``.
+    """
+    extent = rng.extent
+    if not (isinstance(extent, FloorDiv) and isinstance(extent.b, IntImm) and extent.b.value > 0):
+        return []
+    one = op.const(1, var.dtype)
+    block = op.mul(op.add(op.sub(var, rng.min), one), extent.b)
+    return [op.less_equal(block, extent.a)]
 
 
 def _expr(e: Any, who: str) -> PrimExpr:

@@ -178,3 +178,14 @@ def test_shared_subexpressions_are_analyzed_once():
     assert a.modular_set(dag * 4).coeff == 4
     assert a.canonical_simplify(tir.Sub(dag, dag)).value == 0
     assert a.simplify(tir.Sub(dag, dag)).value == 0
+
+
+def test_loop_scope_knows_the_range_inside_and_forgets_it_after():
+    i, n = tir.Var("i"), tir.SizeVar("n")
+    ana = tir.arith.Analyzer()
+    with ana.loop_scope(i, 0, tir.floordiv(n, 8)):
+        assert ana.can_prove(i < tir.floordiv(n, 8))
+        assert ana.can_prove(i * 8 + 7 < n)  # the block form of i < n // 8
+    assert not ana.can_prove(i < tir.floordiv(n, 8))
+    with ana.loop_scope(i, 0, 4):  # a reused var starts afresh
+        assert ana.const_int_bound(i).max_value == 3

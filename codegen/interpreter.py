@@ -39,7 +39,8 @@ class InterpreterFunction:
     def __call__(self, *args: Any) -> Any:
         bound = self._binder.bind(args)
         env = self._environment(bound)
-        machine = Machine(env, self.module.vscale, self.module.poison_allocations, self.name)
+        machine = Machine(env, self.module.vscale, self.module.poison_allocations, self.name,
+                          self.module.externs)
         with deep_recursion(), np.errstate(all="ignore"):
             try:
                 machine.run(self.func.body)
@@ -78,10 +79,12 @@ def flat_memory(arr: np.ndarray, buf: Buffer | None) -> np.ndarray:
 class InterpreterModule:
     """The interpreter's stand-in for a compiled ``Module``."""
 
-    def __init__(self, mod: IRModule, vscale: int = 1, poison_allocations: bool = False):
+    def __init__(self, mod: IRModule, vscale: int = 1, poison_allocations: bool = False,
+                 externs: dict | None = None):
         self.ir_module = mod
         self.vscale = vscale
         self.poison_allocations = poison_allocations
+        self.externs = dict(externs or {})
         self.entry_name = "main" if "main" in mod else next(iter(mod.functions), None)
         self._functions = {
             name: InterpreterFunction(func, name, self) for name, func in mod.functions.items()
@@ -120,7 +123,8 @@ class InterpreterModule:
 
 
 def build_interpreter(mod_or_func: IRModule | PrimFunc, vscale: int = 1,
-                      poison_allocations: bool = False) -> InterpreterModule:
+                      poison_allocations: bool = False,
+                      externs: dict | None = None) -> InterpreterModule:
     """Wrap a PrimFunc or IRModule for execution by the reference interpreter.
 
     Args:
@@ -128,6 +132,9 @@ def build_interpreter(mod_or_func: IRModule | PrimFunc, vscale: int = 1,
         vscale: the value of ``tir.vscale()`` for scalable vectors (1 = 128-bit).
         poison_allocations: fill ``Allocate``d memory with 0xFF bytes (NaN for
             floats) instead of zeros, to expose reads of uninitialised memory.
+        externs: Python versions of extern functions, by name: a
+            ``call_extern("int32", "f", x)`` calls ``externs["f"](x)``.
+            Without an entry, C math functions (``expf``, ``sqrt``) still work.
 
     Returns:
         An ``InterpreterModule``: ``mod["main"](*args)``, ``mod(*args)``.
@@ -142,7 +149,7 @@ def build_interpreter(mod_or_func: IRModule | PrimFunc, vscale: int = 1,
             f"build_interpreter: expected a PrimFunc or an IRModule, "
             f"got {type(mod_or_func).__name__}"
         )
-    return InterpreterModule(mod_or_func, int(vscale), bool(poison_allocations))
+    return InterpreterModule(mod_or_func, int(vscale), bool(poison_allocations), externs)
 
 
 __all__ = ["InterpreterFunction", "InterpreterModule", "build_interpreter"]

@@ -40,11 +40,12 @@ class Machine:
     _tables: ClassVar[dict] = {}  # node class -> method, shared by all machines
 
     def __init__(self, env: dict, vscale: int = 1, poison_allocations: bool = False,
-                 name: str = "main"):
+                 name: str = "main", externs: dict | None = None):
         self.env = env
         self.name = name
         self.vscale = vscale
         self.poison_allocations = poison_allocations
+        self.externs = externs or {}
         self._entry_vars = set(env)
         self._layouts: dict = {}
 
@@ -367,13 +368,19 @@ def _ret(m: Machine, e: Any) -> Any:
 
 
 def _call_extern(m: Machine, e: Any) -> Any:
-    """A C math library function (``expf``, ``sqrt``, ...) by its intrinsic's meaning."""
+    """A Python function the user gave for ``name``, else a C math function by its meaning."""
     name = e.args[0].value
+    user_fn = m.externs.get(name)
+    if user_fn is not None:
+        return values.cast(user_fn(*[m.eval(a) for a in e.args[1:]]), e.dtype)
     fn = ELEMENTWISE.get(f"tir.{name}")
     if fn is None and name.endswith("f"):  # the float32 variant: expf, sqrtf, ...
         fn = ELEMENTWISE.get(f"tir.{name[:-1]}")
     if fn is None:
-        raise ValueError(f"interpreter: cannot call the extern function {name!r}")
+        raise ValueError(
+            f"interpreter: cannot call the extern function {name!r}; "
+            "pass its Python version as build_interpreter(..., externs={name: fn})"
+        )
     return values.cast(fn(*[m.eval(a) for a in e.args[1:]]), e.dtype)
 
 

@@ -264,3 +264,21 @@ def test_deep_expression_does_not_hit_the_recursion_limit():
     for _ in range(5000):
         expr = tir.Add(expr, x)
     assert run_expr(expr, (x, 2)) == 10002
+
+
+def test_externs_given_in_python_are_called_per_call_in_order():
+    x = tir.decl_buffer((4,), "int32", name="x")
+    i = tir.var("i")
+    seen = []
+
+    def clamp(v):
+        seen.append(int(v))
+        return min(int(v), 2)
+
+    body = tir.For(i, 0, 4, tir.ForKind.SERIAL,
+                   tir.BufferStore(x, tir.call_extern("int32", "clamp", x[i]), [i]))
+    mod = build_interpreter(tir.PrimFunc([x], body), externs={"clamp": clamp})
+    data = np.array([5, 1, 3, 0], dtype="int32")
+    mod["main"](data)
+    assert seen == [5, 1, 3, 0]
+    np.testing.assert_array_equal(data, [2, 1, 2, 0])

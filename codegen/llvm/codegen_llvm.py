@@ -174,10 +174,11 @@ class CodeGenLLVM(
 
     # ------------------------------------------------------------ helpers
 
-    def entry_alloca(self, ty: ir.Type, count: int = 1, align: int = 64):
+    def entry_alloca(self, ty: ir.Type, count: int = 1, align: int = 64, name: str = ""):
         """An ``alloca`` in the entry block, so loops do not grow the stack."""
         builder = ir.IRBuilder(self.entry)
-        ptr = builder.alloca(ty, size=int_constant(ir.IntType(64), count) if count > 1 else None)
+        size = int_constant(ir.IntType(64), count) if count > 1 else None
+        ptr = builder.alloca(ty, size=size, name=name)
         ptr.align = align
         ptr.type = PTR  # llvmlite gives allocas typed pointers; the module uses opaque ones
         return ptr

@@ -73,6 +73,7 @@ def _row_major(shape) -> list:
 
 
 def _pow2_factor(value: int) -> int:
+    """The largest power of two dividing ``value`` (huge for 0, which every power divides)."""
     return value & -value if value else 1 << 30
 
 
@@ -85,13 +86,18 @@ class MemoryCodegen:
     # ------------------------------------------------------------ addresses
 
     def alignment(self, buffer, access: Access) -> int:
-        """Bytes of alignment of the access: modular set of the offset, capped by the base."""
+        """Bytes of alignment of the access: modular set of the offset, capped by the base.
+
+        Always a power of two (LLVM rejects anything else): a 3-lane float32
+        access is 12 bytes, but its address is only known to be a multiple of 4.
+        """
         lane = element_bytes(buffer.dtype)
         step = lane * dt.lanes_of(buffer.dtype)  # bytes per index (a vector-dtype buffer: more)
         mod = self.analyzer.modular_set(access.base)
         offset_align = _pow2_factor(math.gcd(mod.coeff, mod.base) * step)
         base_align = self.base_alignment(buffer.data)
-        return max(lane, min(offset_align, base_align, step * access.lanes))
+        size_align = _pow2_factor(step * access.lanes)  # claim no more than the access needs
+        return max(lane, min(offset_align, base_align, size_align))
 
     def index64(self, expr):
         """An index expression evaluated in its own dtype, sign-extended to i64 for a GEP."""
@@ -108,6 +114,12 @@ class MemoryCodegen:
         elem = memory_type(buffer.dtype)
         if isinstance(offset_expr, IntImm) and offset_expr.value == 0:
             return ptr
+        t = dt.DataType(buffer.dtype)
+        if t.lanes & (t.lanes - 1) and not t.is_scalable:
+            # LLVM pads a <3 x float> to 16 bytes in a GEP, but a float32x3 buffer packs
+            # them 12 bytes apart (as NumPy's (n, 3) arrays): step over scalars instead.
+            elem = memory_type(str(t.element_of))
+            offset_expr = tir_op.mul(tir_op.cast("int64", offset_expr), t.lanes)
         return self.builder.gep(ptr, [self.index64(offset_expr)], inbounds=True,
                                 source_etype=elem)
 
@@ -243,7 +255,7 @@ class MemoryCodegen:
         if all(isinstance(e, IntImm) for e in op.extents):
             count = math.prod(e.value for e in op.extents)
             if count * size <= STACK_LIMIT_BYTES:
-                ptr = self.entry_alloca(elem, max(count, 1))
+                ptr = self.entry_alloca(elem, max(count, 1), name=op.buffer_var.name)
                 with self.bound(op.buffer_var, ptr, align=ALLOC_ALIGN):
                     self.visit_stmt(op.body)
                 return

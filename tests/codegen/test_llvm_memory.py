@@ -1,5 +1,7 @@
 """Buffer access codegen: vector, strided, gathered and predicated accesses; allocations."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -258,3 +260,68 @@ def test_gather_on_a_vector_dtype_buffer_is_rejected():
     body = tir.BufferStore(B, tir.BufferLoad(A, [tir.Ramp(0, 2, 2)]), [tir.Ramp(0, 1, 2)])
     with pytest.raises(ValueError, match="gather/scatter on buffer A of vector dtype float32x4"):
         _build(tir.PrimFunc([A, B], body))
+
+
+def _aligns(ll: str) -> list[int]:
+    return [int(a) for a in re.findall(r"\balign (\d+)", ll)]
+
+
+@pytest.mark.parametrize("lanes", [3, 5, 6, 7, 12])
+def test_odd_lane_count_access_to_an_allocation_has_a_power_of_two_alignment(lanes):
+    """tmp[lanes*k : lanes*k + lanes] is at a multiple of 4*lanes bytes: only its largest
+    power-of-two factor is a true alignment (LLVM rejects `align 12`)."""
+    n = 4 * lanes
+    A = tir.decl_buffer((n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    data = tir.Var("tmp", "handle")
+    tmp = tir.decl_buffer((n,), "float32", name="tmp", data=data)
+    one = tir.Broadcast(tir.const(1.0), lanes)
+    ramps = [tir.Ramp(k * lanes, 1, lanes) for k in range(4)]  # constant offsets, 0 first
+    body = tir.SeqStmt(
+        [tir.BufferStore(tmp, tir.BufferLoad(A, [r]), [r]) for r in ramps]
+        + [tir.BufferStore(B, tir.BufferLoad(tmp, [r]) + one, [r]) for r in ramps]
+    )
+    func = tir.PrimFunc([A, B], tir.Allocate(data, "float32", [n], tir.const(True), body))
+    ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
+    assert all(a & (a - 1) == 0 for a in _aligns(ll)), ll
+    true_align = (4 * lanes) & -(4 * lanes)
+    addresses = ["%tmp"] + re.findall(r"(%[\w.]+) = getelementptr inbounds float, ptr %tmp,", ll)
+    tmp_aligns = [int(a) for p in addresses
+                  for a in re.findall(rf"<{lanes} x float>.*ptr {re.escape(p)}, align (\d+)", ll)]
+    assert tmp_aligns == [true_align] * 8, ll
+    a, b = np.arange(n, dtype="float32"), np.zeros(n, "float32")
+    _build(func)(a, b)
+    np.testing.assert_array_equal(b, a + 1)
+
+
+def test_vectorized_loop_over_a_local_allocation_with_three_lanes_builds():
+    """The vectorizer privatizes `t` per lane: a 3-lane store to a local buffer."""
+    A = tir.decl_buffer((3,), "float32", name="A")
+    B = tir.decl_buffer((3,), "float32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, 3, kind="vectorize", name="j") as j:
+        with ib.new_scope():
+            t = ib.allocate("float32", (1,), name="t", scope="local")
+            t[0] = a[j] * tir.const(2.0, "float32")
+            b[j] = t[0] + tir.const(1.0, "float32")
+    x, y = np.array([1.0, 2.0, 3.0], "float32"), np.zeros(3, "float32")
+    _build(tir.PrimFunc([A, B], ib.get()))(x, y)
+    np.testing.assert_array_equal(y, x * 2 + 1)
+
+
+def test_allocation_of_a_three_lane_vector_dtype_is_element_aligned():
+    """A float32x3 element is 12 bytes; tmp[1] is at byte 12, aligned to 4 only."""
+    A = tir.decl_buffer((2,), "float32x3", name="A")
+    B = tir.decl_buffer((2,), "float32x3", name="B")
+    data = tir.Var("tmp", "handle")
+    tmp = tir.decl_buffer((2,), "float32x3", name="tmp", data=data)
+    stores = [tir.BufferStore(tmp, tir.BufferLoad(A, [k]), [k]) for k in range(2)]
+    stores += [tir.BufferStore(B, tir.BufferLoad(tmp, [k]), [k]) for k in range(2)]
+    body = tir.Allocate(data, "float32x3", [2], tir.const(True), tir.SeqStmt(stores))
+    func = tir.PrimFunc([A, B], body)
+    ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
+    assert all(a & (a - 1) == 0 for a in _aligns(ll)), ll
+    a, b = np.arange(6, dtype="float32").reshape(2, 3), np.zeros((2, 3), "float32")
+    _build(func)(a, b)
+    np.testing.assert_array_equal(b, a)

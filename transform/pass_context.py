@@ -34,6 +34,40 @@ def _names(values: Iterable[str] | None, what: str) -> frozenset[str]:
     return frozenset(values)
 
 
+#: The hooks ``PassContext`` and ``Sequential`` call on every instrument.
+_HOOKS = ("enter_pass_ctx", "exit_pass_ctx", "should_run", "run_before_pass", "run_after_pass")
+
+
+def _instruments(values: Iterable[Any] | None) -> tuple:
+    """``values`` as a tuple of instruments; TypeError naming the first bad item."""
+    if values is None:
+        return ()
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"PassContext: instruments must be a list of PassInstrument objects, "
+            f"got {type(values).__name__}; wrap a single instrument in a list"
+        )
+    items = tuple(values)
+    for k, inst in enumerate(items):
+        _check_instrument(k, inst)
+    return items
+
+
+def _check_instrument(k: int, inst: Any) -> None:
+    if isinstance(inst, type):
+        raise TypeError(
+            f"PassContext: instruments[{k}] is the class {inst.__name__}, not an instance; "
+            f"pass {inst.__name__}(...)"
+        )
+    missing = [h for h in _HOOKS if not callable(getattr(inst, h, None))]
+    if missing:
+        raise TypeError(
+            f"PassContext: instruments[{k}] ({type(inst).__name__}) is not a pass instrument: "
+            f"it lacks {', '.join(missing)}; subclass transform.PassInstrument or decorate "
+            "its class with @transform.pass_instrument"
+        )
+
+
 class PassContext:
     """The options passes run under; use it as a context manager.
 
@@ -47,7 +81,8 @@ class PassContext:
 
     Raises:
         ValueError: an unknown config key (the message suggests a near miss).
-        TypeError: a config value of the wrong type.
+        TypeError: a config value of the wrong type, or an instrument that is
+            not a ``PassInstrument`` (nor has its hook methods).
     """
 
     def __init__(
@@ -63,7 +98,7 @@ class PassContext:
         self.opt_level = opt_level
         self.required_pass = _names(required_pass, "required_pass")
         self.disabled_pass = _names(disabled_pass, "disabled_pass")
-        self.instruments = tuple(instruments or ())
+        self.instruments = _instruments(instruments)
         self.config = Config(config)
 
     @staticmethod

@@ -383,3 +383,37 @@ def test_timing_instrument_records_all_passes():
     table = timing.render()
     assert table.splitlines()[0].split() == ["pass", "ms"]
     assert "a" in table and "b" in table and "total" in table
+
+
+@pytest.mark.parametrize(
+    ("instruments", "message"),
+    [
+        (5, r"instruments must be a list of PassInstrument objects, got int"),
+        (transform.PrintIRAfterEach(), r"got PrintIRAfterEach; wrap a single instrument in a list"),
+        ("timing", r"got str"),
+        ([object()], r"instruments\[0\] \(object\) is not a pass instrument: it lacks "
+                     r"enter_pass_ctx, exit_pass_ctx, should_run, run_before_pass, run_after_pass"),
+        ([transform.PassTimingInstrument(), None], r"instruments\[1\] \(NoneType\)"),
+        ([transform.PrintIRAfterEach], r"instruments\[0\] is the class PrintIRAfterEach, not an "
+                                       r"instance; pass PrintIRAfterEach\(...\)"),
+    ],
+)
+def test_bad_instruments_are_rejected_at_construction(instruments, message):
+    with pytest.raises(TypeError, match=message):
+        PassContext(instruments=instruments)
+
+
+def test_instruments_may_be_any_iterable_of_objects_with_the_hooks():
+    class DuckTyped:  # all five hooks, without the base class
+        enter_pass_ctx = exit_pass_ctx = lambda self: None
+        run_before_pass = run_after_pass = lambda self, mod, info: None
+
+        def should_run(self, mod, info):
+            return True
+
+    duck, timing = DuckTyped(), transform.PassTimingInstrument()
+    ctx = PassContext(instruments=(i for i in [duck, timing]))
+    assert ctx.instruments == (duck, timing)
+    with ctx:
+        _recorder([], "a")(_mod())
+    assert [name for name, _ in timing.records] == ["a"]

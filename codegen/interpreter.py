@@ -66,6 +66,9 @@ class InterpreterFunction:
 
 def flat_memory(arr: np.ndarray, buf: Buffer | None) -> np.ndarray:
     """A flat 1-D view of the memory spanned by ``arr``, from its first element."""
+    # A subclass such as np.matrix keeps its own shape rules (a matrix stays 2-D
+    # when reshaped); its memory, which the native module reads, is a plain array.
+    arr = arr.view(np.ndarray)
     if arr.flags.c_contiguous:
         return arr.reshape(-1)
     itemsize = arr.itemsize

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import codegen
 import tir
 from codegen.interpreter import build_interpreter
 from tir import dtype as dt
@@ -282,3 +283,22 @@ def test_externs_given_in_python_are_called_per_call_in_order():
     mod["main"](data)
     assert seen == [5, 1, 3, 0]
     np.testing.assert_array_equal(data, [2, 1, 2, 0])
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix itself
+@pytest.mark.parametrize("target", ["llvm", "interp"])
+def test_np_matrix_arguments_run_alike_on_both_backends(target):
+    # np.matrix is an ndarray subclass that stays 2-D when reshaped; both backends
+    # take it as the plain array it wraps (reads and writes go to its memory).
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n, 8), "float32", name="A")
+    B = tir.decl_buffer((n, 8), "float32", name="B")
+    ib = tir.ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, 8, kind="vectorize", name="j") as j:
+            b[i, j] = a[i, j] * tir.const(2.0, "float32") + tir.Cast("float32", i)
+    x = np.asmatrix(np.arange(24, dtype="float32").reshape(3, 8))
+    y = np.asmatrix(np.zeros((3, 8), "float32"))
+    codegen.build(tir.PrimFunc([A, B], ib.get()), target=target)["main"](x, y)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x) * 2 + np.arange(3)[:, None])

@@ -355,12 +355,12 @@ class FloorMod(BinaryOpNode):
     pass
 
 
-@_binary("The smaller of a and b, element-wise.")
+@_binary("The smaller of a and b, element-wise (floats: NaN wins, -0.0 < +0.0).")
 class Min(BinaryOpNode):
     pass
 
 
-@_binary("The larger of a and b, element-wise.")
+@_binary("The larger of a and b, element-wise (floats: NaN wins, -0.0 < +0.0).")
 class Max(BinaryOpNode):
     pass
 

@@ -393,21 +393,39 @@ def true_divide(a: Any, b: Any) -> PrimExpr:
 
 
 def min(a: Any, b: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
-    """The smaller of ``a`` and ``b``."""
+    """The smaller of ``a`` and ``b``; on floats NaN if either is NaN, and -0.0 < +0.0.
+
+    Float ``Min`` is IEEE 754-2019 ``minimum`` (LLVM's ``llvm.minimum``): NaN
+    propagates as in ``np.minimum``, and the result does not depend on the
+    operand order, so vectorized reductions agree with the serial loop.
+    """
     a, b = promote(a, b, "Min")
     c = _consts(a, b)
     if c is not None:
-        return a if c[0] <= c[1] else b
+        return _fold_min_max(a, b, c, smaller=True)
     return a if a is b else Min(a, b)
 
 
 def max(a: Any, b: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
-    """The larger of ``a`` and ``b``."""
+    """The larger of ``a`` and ``b``; on floats NaN if either is NaN, and +0.0 > -0.0.
+
+    Float ``Max`` is IEEE 754-2019 ``maximum`` (``llvm.maximum``), see ``min``.
+    """
     a, b = promote(a, b, "Max")
     c = _consts(a, b)
     if c is not None:
-        return a if c[0] >= c[1] else b
+        return _fold_min_max(a, b, c, smaller=False)
     return a if a is b else Max(a, b)
+
+
+def _fold_min_max(a: PrimExpr, b: PrimExpr, c: tuple, smaller: bool) -> PrimExpr:
+    """The constant ``min``/``max`` picks, with the float meaning documented on ``min``."""
+    x, y = c
+    if x != x or y != y:  # NaN
+        return a if x != x else b
+    if x == y:  # equal, but 0.0 and -0.0 differ in sign
+        return a if (math.copysign(1, x) < 0) == smaller else b
+    return a if (x < y) == smaller else b
 
 
 # ---------------------------------------------------------------- comparisons and logic

@@ -81,6 +81,7 @@ floor = _float_unary("floor")
 ceil = _float_unary("ceil")
 trunc = _float_unary("trunc")
 round = _float_unary("round")  # noqa: A001 (TVM's name)
+round.__doc__ = "Element-wise ``round(x)``: to the nearest integer, halves to even (as np.round)."
 nearbyint = _float_unary("nearbyint")
 
 

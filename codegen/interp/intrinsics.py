@@ -13,8 +13,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import values
-
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -68,7 +66,7 @@ ELEMENTWISE: dict[str, Callable] = {
     "tir.floor": _same_type(np.floor),
     "tir.ceil": _same_type(np.ceil),
     "tir.trunc": _same_type(np.trunc),
-    "tir.round": values.round_half_away,
+    "tir.round": _same_type(np.rint),  # halves to even, as numpy and llvm.roundeven
     "tir.nearbyint": _same_type(np.rint),
     "tir.fabs": _same_type(np.abs),
     "tir.pow": _same_type(np.power),

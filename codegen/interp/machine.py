@@ -133,12 +133,12 @@ class Machine:
         return values.floor_mod(self.eval(e.a), self.eval(e.b))
 
     def visit_min(self, e: Any) -> Any:
-        """The smaller of a and b, lane by lane."""
-        return np.minimum(self.eval(e.a), self.eval(e.b))
+        """The smaller of a and b, lane by lane (floats: NaN wins, -0.0 < +0.0)."""
+        return values.minimum(self.eval(e.a), self.eval(e.b))
 
     def visit_max(self, e: Any) -> Any:
-        """The larger of a and b, lane by lane."""
-        return np.maximum(self.eval(e.a), self.eval(e.b))
+        """The larger of a and b, lane by lane (floats: NaN wins, -0.0 < +0.0)."""
+        return values.maximum(self.eval(e.a), self.eval(e.b))
 
     def visit_eq(self, e: Any) -> Any:
         """a == b, lane by lane."""
@@ -388,6 +388,11 @@ def _undef(m: Machine, e: Any) -> Any:
     return values.make(0, e.dtype, dt.lanes_of(e.dtype))
 
 
+def _reduce(fn: Callable) -> Callable:
+    """A horizontal reduction: ``fn`` of the lanes of the one argument, as a scalar."""
+    return lambda m, e: values.cast(fn(m.eval(e.args[0])), e.dtype)
+
+
 _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.if_then_else": _if_then_else,
     "tir.likely": lambda m, e: m.eval(e.args[0]),
@@ -399,6 +404,6 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.call_pure_extern": _call_extern,
     "tir.undef": _undef,
     # the lowest / highest lane (the bound checks of gather indices use them)
-    "tir.vector_reduce_min": lambda m, e: values.cast(np.min(m.eval(e.args[0])), e.dtype),
-    "tir.vector_reduce_max": lambda m, e: values.cast(np.max(m.eval(e.args[0])), e.dtype),
+    "tir.vector_reduce_min": _reduce(values.reduce_min),
+    "tir.vector_reduce_max": _reduce(values.reduce_max),
 }

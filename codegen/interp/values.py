@@ -5,7 +5,7 @@ A scalar of dtype ``int32`` is a ``np.int32``; a vector ``float32x8`` is a
 arithmetic on equal dtypes wraps integers around like LLVM does (the
 interpreter runs under ``np.errstate(all="ignore")``). This module holds the
 operations whose C/LLVM meaning differs from NumPy's defaults: casts,
-truncated vs floor division, rounding, reinterpretation.
+truncated vs floor division, float min/max, reinterpretation.
 """
 
 from __future__ import annotations
@@ -114,13 +114,35 @@ def floor_mod(a: Any, b: Any) -> Any:
     return a % b
 
 
-# ---------------------------------------------------------------- rounding
+# ---------------------------------------------------------------- min and max
 
 
-def round_half_away(x: Any) -> Any:
-    """``llvm.round``: to the nearest integer, halves away from zero."""
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)[()]
+def minimum(a: Any, b: Any) -> Any:
+    """``Min``; on floats IEEE 754-2019 minimum: NaN if either is NaN, -0.0 < +0.0."""
+    if np.asarray(a).dtype.kind != "f":
+        return np.minimum(a, b)
+    # np.minimum already returns NaN for a NaN operand; equal operands may be
+    # zeros of different signs, where the negative one is the smaller.
+    return np.where(a == b, np.where(np.signbit(a), a, b), np.minimum(a, b))[()]
+
+
+def maximum(a: Any, b: Any) -> Any:
+    """``Max``; on floats IEEE 754-2019 maximum: NaN if either is NaN, +0.0 > -0.0."""
+    if np.asarray(a).dtype.kind != "f":
+        return np.maximum(a, b)
+    return np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b))[()]
+
+
+def reduce_min(vector: Any) -> Any:
+    """``tir.vector_reduce_min``: the ``minimum`` of all lanes."""
+    lanes = np.atleast_1d(vector)
+    return functools.reduce(minimum, lanes) if lanes.dtype.kind == "f" else lanes.min()
+
+
+def reduce_max(vector: Any) -> Any:
+    """``tir.vector_reduce_max``: the ``maximum`` of all lanes."""
+    lanes = np.atleast_1d(vector)
+    return functools.reduce(maximum, lanes) if lanes.dtype.kind == "f" else lanes.max()
 
 
 def as_bool(value: Any) -> bool:

@@ -128,15 +128,20 @@ class ExprCodegen:
         signs_differ = self.builder.icmp_signed("<", self.builder.xor(r, b), zero(r.type))
         return self.builder.and_(nonzero, signs_differ)
 
-    def _min_max(self, op, cmp: str):
+    # Float Min/Max are IEEE 754-2019 minimum/maximum (NaN if either operand is NaN,
+    # -0.0 < +0.0), as tir.min documents: commutative and associative, so vector
+    # reductions in any order equal the serial loop. Integers: select(a < b, a, b).
+    def _min_max(self, op, cmp: str, intrinsic: str):
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
+        if dt.DataType(op.dtype).is_float:
+            return self.call_float_intrinsic(intrinsic, [a, b])
         return self.builder.select(self.compare(op.a.dtype, cmp, a, b), a, b)
 
     def visit_min(self, op):
-        return self._min_max(op, "<")
+        return self._min_max(op, "<", "llvm.minimum")
 
     def visit_max(self, op):
-        return self._min_max(op, ">")
+        return self._min_max(op, ">", "llvm.maximum")
 
     # ------------------------------------------------------------ comparisons and logic
 

@@ -22,8 +22,8 @@ LLVM_MATH = {
     "tir.sqrt": "llvm.sqrt", "tir.sin": "llvm.sin", "tir.cos": "llvm.cos", "tir.tan": "llvm.tan",
     "tir.tanh": "llvm.tanh", "tir.fabs": "llvm.fabs", "tir.floor": "llvm.floor",
     "tir.ceil": "llvm.ceil", "tir.trunc": "llvm.trunc", "tir.nearbyint": "llvm.nearbyint",
-    # TIR's round is round-half-to-even (as NumPy and TVM), which is nearbyint.
-    "tir.round": "llvm.nearbyint", "tir.pow": "llvm.pow", "tir.fma": "llvm.fma",
+    # TIR's round is round-half-to-even (as NumPy and TVM), whatever the rounding mode.
+    "tir.round": "llvm.roundeven", "tir.pow": "llvm.pow", "tir.fma": "llvm.fma",
 }
 #: TIR op -> libm function (float64 name; float32 adds "f"), called lane by lane.
 LIBM = {"tir.erf": "erf", "tir.log1p": "log1p"}
@@ -233,7 +233,8 @@ def _reducer(kind: str):
 _REDUCE_INT = {k: f"llvm.vector.reduce.{v}" for k, v in (
     ("add", "add"), ("mul", "mul"), ("and", "and"), ("or", "or"), ("xor", "xor"),
     ("min", "smin"), ("max", "smax"))}
+#: Float min/max reduce with tir.min/tir.max's meaning (NaN wins, -0.0 < +0.0).
 _REDUCE_FLOAT = {"add": "llvm.vector.reduce.fadd", "mul": "llvm.vector.reduce.fmul",
-                 "min": "llvm.vector.reduce.fmin", "max": "llvm.vector.reduce.fmax"}
+                 "min": "llvm.vector.reduce.fminimum", "max": "llvm.vector.reduce.fmaximum"}
 for _kind in _REDUCE_INT:
     setattr(IntrinsicCodegen, f"intrin_vector_reduce_{_kind}", _reducer(_kind))

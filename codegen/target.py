@@ -134,6 +134,18 @@ class Target:
         """Whether scalable (SVE) vectors are available."""
         return "sve" in _enabled_features(self.features)
 
+    def known_cpus(self) -> tuple[str, ...]:
+        """The CPU names LLVM knows for this target's triple (valid ``-mcpu`` values)."""
+        from .llvm.subtarget import known_cpus
+
+        return known_cpus(self.triple)
+
+    def known_features(self) -> tuple[str, ...]:
+        """The feature names LLVM knows for this target's triple (for ``-mattr=+name``)."""
+        from .llvm.subtarget import known_features
+
+        return known_features(self.triple)
+
     @property
     def opt_level(self) -> int | None:
         """The ``-opt-level`` option, if given."""

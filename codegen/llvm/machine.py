@@ -13,6 +13,7 @@ import functools
 import llvmlite.binding as llvm
 
 from ..target import Target
+from . import subtarget
 
 
 @functools.cache
@@ -30,6 +31,7 @@ def _create(target: Target, jit: bool, opt: int) -> llvm.TargetMachine:
         llvm_target = llvm.Target.from_triple(target.triple)
     except RuntimeError as err:
         raise ValueError(f"target {target}: LLVM does not know triple {target.triple!r}: {err}")
+    subtarget.check(target)  # an unknown or wrong CPU would abort the process in LLVM
     return llvm_target.create_target_machine(
         cpu=target.mcpu, features=target.features, opt=opt, reloc="pic", codemodel="default",
         jit=jit,

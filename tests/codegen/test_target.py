@@ -1,9 +1,18 @@
 """Target strings: parsing, host resolution, round trips and errors."""
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import llvmlite.binding as llvm
 import pytest
 
+import codegen
+import tir
 from codegen import Target
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_llvm_means_the_host_cpu_with_its_features():
@@ -66,9 +75,6 @@ def test_non_string_target():
 
 
 def test_unknown_triple_fails_when_compiling():
-    import codegen
-    import tir
-
     A = tir.decl_buffer((4,), "float32", name="A")
     func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))
     with pytest.raises(ValueError, match="does not know triple 'nosuch-linux-gnu'"):
@@ -88,3 +94,77 @@ def test_resolved_target_spells_out_the_host():
     assert t.options["mcpu"] == Target("llvm").mcpu and t.is_host
     assert t.features == Target("llvm").features and t.missing_host_features == ()
     assert Target(str(t)) == t
+
+
+# ---------------------------------------------------------------- CPU and feature names
+
+X86_64 = "llvm -mtriple=x86_64-unknown-linux-gnu"
+AARCH64 = "llvm -mtriple=aarch64-linux-gnu"
+
+# Each bad target is built in a child process: before the check, LLVM ended the
+# process ("64-bit code requested on a subtarget that doesn't support it!").
+BAD_CPUS = textwrap.dedent("""
+    import sys
+    import codegen, tir
+    A = tir.decl_buffer((8,), "float32", name="A")
+    func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))
+    for target in sys.argv[1:]:
+        try:
+            codegen.build(func, target=target)
+            print("built")
+        except ValueError as err:
+            print("ValueError:", err)
+""")
+
+
+def _build_in_child(*targets: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", BAD_CPUS, *targets], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.splitlines()
+
+
+def test_unknown_or_32_bit_cpu_is_a_value_error_not_a_dead_process():
+    unknown, other_arch, old_x86, host_unknown = _build_in_child(
+        f"{X86_64} -mcpu=nonexistentcpu", f"{X86_64} -mcpu=cortex-a72",
+        f"{X86_64} -mcpu=i686", "llvm -mcpu=nonexistentcpu")
+    triple = "x86_64-unknown-linux-gnu"
+    assert unknown.startswith("ValueError:") and f"no CPU 'nonexistentcpu' for {triple}" in unknown
+    assert f"codegen.Target('{X86_64}').known_cpus()" in unknown
+    assert f"no CPU 'cortex-a72' for {triple}" in other_arch
+    assert f"cannot generate {triple} code for CPU 'i686'" in old_x86
+    assert "64-bit code requested" in old_x86  # LLVM's reason, quoted
+    assert f"no CPU 'nonexistentcpu' for {Target('llvm').triple}" in host_unknown
+    assert "-mcpu=native" in host_unknown
+
+
+def test_cpu_of_another_architecture_is_rejected_for_a_cross_target():
+    A = tir.decl_buffer((4,), "float32", name="A")
+    func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))
+    with pytest.raises(ValueError, match="no CPU 'skylake' for aarch64-linux-gnu"):
+        codegen.build(func, target=f"{AARCH64} -mcpu=skylake")
+    asm = codegen.build(func, target=f"{AARCH64} -mcpu=cortex-a72").get_source("asm")
+    assert "str" in asm  # an AArch64 store
+
+
+@pytest.mark.parametrize("target, message", [
+    ("llvm -mattr=+nonexistentfeature", "no feature 'nonexistentfeature' for "),
+    ("llvm -mattr=+avx2x", r"no feature 'avx2x' .*did you mean 'avx2'"),
+    (f"{X86_64} -mcpu=skylake -mattr=-fma,+avx5l2f", r"no feature 'avx5l2f' .*'avx512f'"),
+    (f"{AARCH64} -mattr=+svee", r"no feature 'svee' for aarch64-linux-gnu .*did you mean 'sve'"),
+    (f"{AARCH64} -mattr=+avx2", "no feature 'avx2' for aarch64-linux-gnu"),
+])
+def test_unknown_feature_is_a_value_error(target, message):
+    A = tir.decl_buffer((4,), "float32", name="A")
+    func = tir.PrimFunc([A], tir.BufferStore(A, tir.const(1.0), [0]))
+    with pytest.raises(ValueError, match=message):
+        codegen.build(func, target=target)
+
+
+def test_known_cpus_and_features_come_from_llvm():
+    host = Target("llvm")
+    assert host.mcpu in host.known_cpus()
+    assert {f[1:] for f in host.features.split(",")} <= set(host.known_features())
+    assert "cortex-a72" in Target(AARCH64).known_cpus()
+    assert {"sve", "sve2"} <= set(Target(AARCH64).known_features())
+    assert "x86-64" in Target(X86_64).known_cpus() and "sve" not in Target(X86_64).known_features()

@@ -24,7 +24,7 @@ from typing import Any
 from . import dtype as dt
 from . import op
 from .buffer import Buffer, decl_buffer
-from .expr import BufferLoad, PrimExpr, SizeVar, StringImm, Var, access_dtype
+from .expr import BufferLoad, IntImm, PrimExpr, SizeVar, StringImm, Var, access_dtype
 from .stmt import (
     Allocate,
     AttrStmt,
@@ -37,6 +37,7 @@ from .stmt import (
     SeqStmt,
     Stmt,
     While,
+    loop_bounds_error,
 )
 
 #: ``for_range`` kind names, as TVM spells them.
@@ -221,7 +222,7 @@ class IRBuilder:
         else:
             # As TVM: ceildiv(end - begin, step) trips of i, yielding begin + i * step.
             step = _loop_step(step, begin.dtype, name)
-            extent = op.floordiv(op.add(op.sub(end, begin), op.sub(step, 1)), step)
+            extent = _stepped_extent(begin, end, step, name)
             value = op.add(begin, op.mul(loop_var, step))
             begin = op.const(0, begin.dtype)
 
@@ -350,6 +351,7 @@ def _loop_bounds(begin: Any, end: Any, dtype: str | None, name: str) -> tuple[Pr
     begin, end = op.promote(begin, end, f"for_range {name}")
     if dtype is not None:
         dtype = dt.canonical(dtype)
+        _check_const_bounds(begin, end, dtype, name)  # the casts below would wrap them
         begin, end = op.cast(dtype, begin), op.cast(dtype, end)
     t = dt.DataType(begin.dtype)
     if not t.is_integer or t.is_vector:
@@ -358,6 +360,32 @@ def _loop_bounds(begin: Any, end: Any, dtype: str | None, name: str) -> tuple[Pr
             f"end {end.dtype}"
         )
     return begin, end
+
+
+def _check_const_bounds(begin: PrimExpr, end: PrimExpr, dtype: str, name: str) -> None:
+    """Constant bounds must fit the loop var's ``dtype`` (ValueError naming them otherwise)."""
+    if not (isinstance(begin, IntImm) and isinstance(end, IntImm)):
+        return
+    if not dt.DataType(dtype).is_integer:
+        return  # _loop_bounds reports the dtype itself
+    error = loop_bounds_error(name, dtype, begin.value, end.value)
+    if error is not None:
+        raise ValueError(f"for_range {name}: {error}")
+
+
+def _stepped_extent(begin: PrimExpr, end: PrimExpr, step: PrimExpr, name: str) -> PrimExpr:
+    """``ceildiv(end - begin, step)``, the trip count of a loop with a step.
+
+    With constant bounds it is computed on Python ints: ``end - begin + step - 1``
+    may not fit the loop var's dtype even when the trip count does.
+    """
+    if not all(isinstance(e, IntImm) for e in (begin, end, step)):
+        return op.floordiv(op.add(op.sub(end, begin), op.sub(step, 1)), step)
+    trips = -((begin.value - end.value) // step.value)
+    error = loop_bounds_error(name, begin.dtype, 0, trips)
+    if error is not None:
+        raise ValueError(f"for_range {name}: counting the steps, {error}")
+    return op.const(trips, begin.dtype)
 
 
 def _loop_step(step: Any, dtype: str, name: str) -> PrimExpr:

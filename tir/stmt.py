@@ -9,7 +9,16 @@ from typing import Any
 import attrs
 
 from . import dtype as dt
-from .expr import PrimExpr, StringImm, Var, _check_access, _check_predicate, _expr_of, access_dtype
+from .expr import (
+    IntImm,
+    PrimExpr,
+    StringImm,
+    Var,
+    _check_access,
+    _check_predicate,
+    _expr_of,
+    access_dtype,
+)
 from .node import DATA, Node, buffer_field, expr_field, exprs_field, node, stmt_field, stmts_field
 
 
@@ -100,9 +109,49 @@ class For(Stmt):
                     f"{name}: {field} dtype differs from the loop var: loop var is "
                     f"{self.loop_var.dtype}, {field} is {value.dtype}"
                 )
+        error = loop_range_error(self.loop_var, lo, ext)
+        if error is not None:
+            raise ValueError(f"{name}: {error}")
         _check_stmt(self.body, name, "body")
         object.__setattr__(self, "min", lo)
         object.__setattr__(self, "extent", ext)
+
+
+def loop_range_error(loop_var: Var, lo: PrimExpr, extent: PrimExpr) -> str | None:
+    """Why a loop with constant bounds cannot count in its var's dtype, or None if it can.
+
+    Bounds that are not constants are the program's to keep in range, as any
+    integer arithmetic in TIR; they are not checked here.
+    """
+    if type(lo) is not IntImm or type(extent) is not IntImm or lo.dtype == "bool":
+        return None
+    return loop_bounds_error(loop_var.name, lo.dtype, lo.value, lo.value + extent.value)
+
+
+def loop_bounds_error(name: str, dtype: str, begin: int, end: int) -> str | None:
+    """Why a loop var ``name`` of ``dtype`` cannot count over ``[begin, end)``, or None.
+
+    Both ends must fit the dtype: compiled code compares the var with the end
+    ``min + extent`` computed in that dtype, so an int8 loop over [120, 136)
+    would wrap around to [120, -120) and run zero times.
+    """
+    t = dt.DataType(dtype)
+    lo, hi = t.min_value(), t.max_value()
+    if lo <= begin <= hi and lo <= end <= hi:
+        return None
+    return (
+        f"the loop over [{begin}, {end}) does not fit its {dtype} loop var {name}, which "
+        f"holds [{lo}, {hi}] (both ends must fit); {_wider_hint(t.bits, begin, end)}"
+    )
+
+
+def _wider_hint(bits: int, *values: int) -> str:
+    """How to fix a loop whose bounds do not fit ``bits``-bit integers."""
+    for name in ("int16", "int32", "int64"):
+        w = dt.DataType(name)
+        if w.bits > bits and all(w.min_value() <= v <= w.max_value() for v in values):
+            return f"use a wider loop var dtype such as {name}"
+    return "use smaller bounds (no integer dtype holds these)"
 
 
 @node

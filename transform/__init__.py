@@ -14,7 +14,8 @@ from .pass_base import (
 )
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .pass_context import PassContext
+from .remarks import collect_remarks, emit_remark
 from .remove_no_op import RemoveNoOp
 from .simplify import Simplify
 from .unroll_loop import UnrollLoop
-from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper, vectorize_remarks  # noqa: E501
+from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper

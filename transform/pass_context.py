@@ -79,6 +79,9 @@ class PassContext:
         instruments: ``PassInstrument`` objects called around every pass.
         config: option values, checked against ``transform.config``.
 
+    While entered, the context collects the remarks passes emit (the
+    vectorizer's, for example) in ``ctx.remarks``.
+
     Raises:
         ValueError: an unknown config key (the message suggests a near miss).
         TypeError: a config value of the wrong type, or an instrument that is
@@ -100,6 +103,8 @@ class PassContext:
         self.disabled_pass = _names(disabled_pass, "disabled_pass")
         self.instruments = _instruments(instruments)
         self.config = Config(config)
+        #: The remarks passes emitted while this was the innermost entered context.
+        self.remarks: list = []
 
     @staticmethod
     def current() -> PassContext:
@@ -110,6 +115,12 @@ class PassContext:
         if not hasattr(_local, "default"):
             _local.default = PassContext()
         return _local.default
+
+    @staticmethod
+    def entered() -> PassContext | None:
+        """The innermost context entered with ``with``, or None (remarks go only there)."""
+        stack = _stack()
+        return stack[-1] if stack else None
 
     @staticmethod
     def list_configs() -> dict[str, dict[str, Any]]:

@@ -16,10 +16,13 @@ a ``While`` inside) raises ``VectorizeError``, a ``ValueError``.
 Usage::
 
     import transform
-    mod = transform.VectorizeLoop()(mod)
-    for remark in transform.vectorize_remarks(mod):
+    with transform.collect_remarks() as remarks:
+        mod = transform.VectorizeLoop()(mod)
+    for remark in remarks:
         print(remark)    # main: loop j (4 lanes): vectorized
                          # main: loop k (8 lanes): scalarized: if condition depends on k
+                         # main: loop v (8 lanes): not vectorized: a[v] reads what a[v + 1]
+                         #     writes in the previous iteration (distance 1)
 
     # print the remarks as the pass runs
     with transform.PassContext(config={"tir.vectorize_remarks": True}):
@@ -30,10 +33,19 @@ Usage::
     with transform.PassContext(config={"tir.disable_vectorize": True}):
         mod = transform.VectorizeLoop()(mod)
 
+Before rewriting a loop, the legality analysis (``vectorize/legality.py``)
+checks that running its iterations as lanes keeps every dependence in order;
+a loop where it would not stays serial (remark ``not vectorized``, naming the
+dependence). The loop annotation ``"tir.vectorize.assume_independent": True``
+skips that check, as ``#pragma GCC ivdep`` does: the user promises the
+iterations are independent (TVM's meaning of a vectorized loop).
+
 Each remark (``VectorizeRemark``) has ``func_name``, ``loop_var``, ``lanes``,
-``outcome`` (``"vectorized"``, ``"partially vectorized"`` or ``"scalarized"``)
-and ``reason``. The pass keeps them on the PrimFunc attribute
-``"tir.vectorize_remarks"`` of the functions it changed.
+``outcome`` (``"vectorized"``, ``"partially vectorized"``, ``"scalarized"``
+or ``"not vectorized"``) and ``reason``. The pass's output is IR only (what
+TVM's pass returns); the remarks go to ``transform.collect_remarks()``
+scopes, to the entered ``PassContext`` (``ctx.remarks``) and, after
+``codegen.build``, to ``Module.remarks``.
 
 The rules live in ``transform/vectorize/``: expression rules in
 vectorizer.py (``visit_add``, ``visit_mul``, ...), statement rules and
@@ -46,13 +58,13 @@ from tir.function import IRModule, PrimFunc
 
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
+from .remarks import emit_remark
 from .vectorize import (
-    REMARKS_ATTR,
+    ASSUME_INDEPENDENT,
     LoopVectorizer,
     VectorizeError,
     VectorizeRemark,
     VectorizeSkipper,
-    vectorize_remarks,
 )
 
 
@@ -63,16 +75,16 @@ def _name_in(mod: IRModule, func: PrimFunc) -> str:
     return str(func.attrs.get("global_symbol", "main"))
 
 
-def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False) -> PrimFunc:
-    """``func`` with its vectorized loops vectorized and its remarks attached."""
+def vectorize_function(func: PrimFunc, name: str = "main",
+                       print_remarks: bool = False) -> PrimFunc:
+    """``func`` with its vectorized loops vectorized; its remarks are emitted (``emit_remark``)."""
     vectorizer = LoopVectorizer(name, func.attrs.get("target"))
     body = vectorizer(func.body)
-    if body is func.body:
-        return func
-    if print_remarks:
-        for remark in vectorizer.remarks:
+    for remark in vectorizer.remarks:
+        if print_remarks:
             print(f"remark: {remark}")
-    return func.with_body(body).with_attr(REMARKS_ATTR, tuple(vectorizer.remarks))
+        emit_remark(remark)
+    return func if body is func.body else func.with_body(body)
 
 
 def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
@@ -96,11 +108,11 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
 
 
 __all__ = [
+    "ASSUME_INDEPENDENT",
     "LoopVectorizer",
     "VectorizeError",
     "VectorizeLoop",
     "VectorizeRemark",
     "VectorizeSkipper",
     "vectorize_function",
-    "vectorize_remarks",
 ]

@@ -21,6 +21,7 @@ from tir import dtype as dt
 from tir.buffer import Buffer
 from tir.expr import IntImm, Var
 from tir.functor import method_name, post_order_visit
+from tir.stmt import loop_bounds_error
 
 from . import memory, values
 from .intrinsics import ELEMENTWISE
@@ -243,12 +244,20 @@ class Machine:
     def visit_for(self, s: Any) -> None:
         """The body once per loop value, serially whatever the loop kind."""
         lo, extent = self.eval_int(s.min), self.eval_int(s.extent)
+        self._check_loop_bounds(s.loop_var, lo, lo + extent)
         make, var, body = values.np_dtype(s.loop_var.dtype).type, s.loop_var, s.body
         run = self._method(type(body))
         with self._bound(var, None):
             for i in range(lo, lo + extent):
                 self.env[var] = make(i)
                 run(self, body)
+
+    def _check_loop_bounds(self, var: Var, begin: int, end: int) -> None:
+        """Raise OverflowError if the loop's ends do not fit its var (compiled code would wrap)."""
+        low, high = values.int_bounds(var.dtype)
+        if not (low <= begin <= high and low <= end <= high):
+            error = loop_bounds_error(var.name, var.dtype, begin, end)
+            raise OverflowError(f"{self.name}: {error}")
 
     def visit_while(self, s: Any) -> None:
         """The body while the condition holds."""

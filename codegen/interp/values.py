@@ -33,6 +33,13 @@ def is_vector(dtype: str) -> bool:
     return dt.DataType(dtype).is_vector
 
 
+@functools.cache
+def int_bounds(dtype: str) -> tuple[int, int]:
+    """The smallest and largest value of the scalar integer dtype ``dtype``."""
+    t = dt.DataType(dtype)
+    return int(t.min_value()), int(t.max_value())
+
+
 def make(value: Any, dtype: str, lanes: int = 1) -> Any:
     """A value of ``dtype`` from a Python number (broadcast to ``lanes`` if > 1)."""
     if lanes > 1:

@@ -345,6 +345,35 @@ def test_for_range_nonpositive_step_raises():
         ib.for_range(0, 8, step=0)
 
 
+@pytest.mark.parametrize(
+    ("begin", "end", "dtype", "message"),
+    [
+        # cast to int8, 136 would wrap to -120 and the loop become [120, -120)
+        (120, 136, "int8", r"for_range i: the loop over \[120, 136\) does not fit its int8 loop "
+                           r"var i, which holds \[-128, 127\] \(both ends must fit\); use a "
+                           r"wider loop var dtype such as int16"),
+        (0, 300, "int8", r"\[0, 300\) does not fit its int8"),  # would wrap to [0, 44)
+        (-5, 10, "uint8", r"\[-5, 10\) does not fit its uint8"),
+        (tir.const(0, "int64"), tir.const(2**40, "int64"), "int32", r"\[0, 1099511627776\)"),
+    ],
+)
+def test_for_range_bounds_must_fit_the_dtype(begin, end, dtype, message):
+    ib = ir_builder.create()
+    with pytest.raises(ValueError, match=message):
+        ib.for_range(begin, end, name="i", dtype=dtype)
+
+
+def test_for_range_constant_step_counts_trips_without_wrapping():
+    # ceildiv(127 - 0, 100) = 2, though 127 + 100 - 1 does not fit int8
+    ib = ir_builder.create()
+    with ib.for_range(0, 127, name="i", dtype="int8", step=100) as value:
+        ib.emit(tir.Evaluate(value))
+    assert ib.get().extent.value == 2 and ib.get().extent.dtype == "int8"
+    with pytest.raises(ValueError, match=r"for_range i: counting the steps, the loop over "
+                                         r"\[0, 128\) does not fit its int8 loop var"):
+        ib.for_range(-128, 127, name="i", dtype="int8", step=2)
+
+
 def test_while_loop():
     ib = ir_builder.create()
     it = ib.allocate("int32", (1,), name="it")

@@ -96,6 +96,32 @@ def test_for_errors():
         tir.For(x, 0, 4, 7, NOP)
 
 
+@pytest.mark.parametrize(
+    ("dtype", "lo", "extent", "message"),
+    [
+        ("int8", 120, 16, r"For i: the loop over \[120, 136\) does not fit its int8 loop var "
+                          r"i, which holds \[-128, 127\] \(both ends must fit\); use a wider "
+                          r"loop var dtype such as int16"),
+        ("int8", 120, 8, r"\[120, 128\) does not fit"),  # the end itself must fit: 128 wraps
+        ("int8", -128, -5, r"\[-128, -133\) does not fit"),  # would wrap to [-128, 123)
+        ("uint8", 200, 100, r"holds \[0, 255\] .* such as int16"),
+        ("int16", 30000, 30000, r"such as int32"),
+        ("int64", 2**62, 2**62, r"use smaller bounds \(no integer dtype holds these\)"),
+    ],
+)
+def test_for_constant_bounds_must_fit_the_loop_var(dtype, lo, extent, message):
+    i = tir.var("i", dtype)
+    with pytest.raises(ValueError, match=message):
+        tir.For(i, lo, extent, ForKind.SERIAL, NOP)
+
+
+def test_for_bounds_that_fit_or_are_symbolic_are_accepted():
+    i, n = tir.var("i", "int8"), tir.var("n", "int8")
+    assert tir.For(i, 120, 7, ForKind.SERIAL, NOP).extent.value == 7  # ends at 127
+    assert tir.For(i, -128, 0, ForKind.SERIAL, NOP).min.value == -128
+    assert tir.For(i, 100, n, ForKind.SERIAL, NOP).extent is n  # the program's to keep in range
+
+
 def test_while_and_if():
     w = tir.While(c, NOP)
     assert w.condition is c and w.body is NOP

@@ -4,35 +4,40 @@
 - vectorize_stmt.py: the statement rules and scalarization (``Vectorizer``);
 - loop_vectorizer.py: finding vectorized loops, extent errors, remarks (``LoopVectorizer``);
 - skipper.py: ``VectorizeSkipper`` (vectorization disabled);
-- remarks.py: ``VectorizeRemark``, ``VectorizeError``, ``vectorize_remarks``;
+- legality.py: the dependence analysis run before each loop's rewrite (``analyze_loop``),
+  with accesses.py (the accesses of a body and their positions) and dependence.py
+  (affine index forms, the GCD and bounds tests);
+- remarks.py: ``VectorizeRemark``, ``VectorizeError``;
 - lanes.py: replicate / repeat / concatenate vectors.
 """
 
+from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
 from .loop_vectorizer import LoopVectorizer
 from .remarks import (
+    NOT_VECTORIZED,
     PARTIAL,
-    REMARKS_ATTR,
     SCALARIZED,
     VECTORIZED,
     VectorizeError,
     VectorizeRemark,
-    vectorize_remarks,
 )
 from .skipper import VectorizeSkipper
 from .vectorize_stmt import Vectorizer
 from .vectorizer import ExprVectorizer, NeedScalarize
 
 __all__ = [
+    "ASSUME_INDEPENDENT",
+    "NOT_VECTORIZED",
     "PARTIAL",
-    "REMARKS_ATTR",
     "SCALARIZED",
     "VECTORIZED",
     "ExprVectorizer",
+    "Legality",
     "LoopVectorizer",
     "NeedScalarize",
     "VectorizeError",
     "VectorizeRemark",
     "VectorizeSkipper",
     "Vectorizer",
-    "vectorize_remarks",
+    "analyze_loop",
 ]

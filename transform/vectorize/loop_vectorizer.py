@@ -13,10 +13,19 @@ from typing import Any
 from tir.arith import Analyzer
 from tir.expr import Call, IntImm
 from tir.functor import StmtMutator, post_order_visit, substitute
+from tir.node import replace
 from tir.range import Range
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
-from .remarks import PARTIAL, SCALARIZED, VECTORIZED, VectorizeError, VectorizeRemark
+from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from .remarks import (
+    NOT_VECTORIZED,
+    PARTIAL,
+    SCALARIZED,
+    VECTORIZED,
+    VectorizeError,
+    VectorizeRemark,
+)
 from .vectorize_stmt import Vectorizer
 
 
@@ -50,15 +59,28 @@ class LoopVectorizer(StmtMutator):
             result = substitute(body, {loop.loop_var: loop.min})
             self.remarks.insert(slot, self._remark(loop, 1, VECTORIZED, "extent 1"))
             return result
-        vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer)
+        legality = self._legality(loop, lanes, body)
+        if not legality.legal:  # a dependence crosses the whole body: no vector code at all
+            reason = legality.serial_reason
+            self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
+            return replace(loop, kind=ForKind.SERIAL, body=body)
+        vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units)
         result = vectorizer.vectorize(body)
         outcome, reason = _outcome(vectorizer)
-        inner = [r.loop_var for r in self.remarks[slot:] if r.outcome != SCALARIZED]
+        inner = [r.loop_var for r in self.remarks[slot:]
+                 if r.outcome not in (SCALARIZED, NOT_VECTORIZED)]
         if inner and outcome != SCALARIZED:
             merged = f"merged with the vectorized loop(s) {', '.join(inner)} inside it"
             reason = f"{merged}; {reason}" if reason else merged
         self.remarks.insert(slot, self._remark(loop, lanes, outcome, reason))
         return result
+
+    def _legality(self, loop: For, lanes: int, body: Stmt) -> Legality:
+        """The dependence analysis of ``loop`` (with its inner vectorized loops rewritten),
+        unless the loop carries the user's promise that its iterations are independent."""
+        if (loop.annotations or {}).get(ASSUME_INDEPENDENT):
+            return Legality()
+        return analyze_loop(loop.loop_var, lanes, loop.min, body, self.analyzer)
 
     def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
         if node.attr_key != "target":

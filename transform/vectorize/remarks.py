@@ -1,21 +1,14 @@
 """What the vectorizer reports: one ``VectorizeRemark`` per loop, and ``VectorizeError``.
 
-The ``VectorizeLoop`` pass stores the remarks of a function on its attribute
-``"tir.vectorize_remarks"`` (only on functions it changed);
-``vectorize_remarks(mod_or_func)`` reads them back.
+The ``VectorizeLoop`` pass emits the remarks beside the IR
+(``transform.collect_remarks()``, ``PassContext.remarks``, ``Module.remarks``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import attrs
-
-from tir.function import IRModule, PrimFunc
-
-#: The PrimFunc attribute holding the remarks of the last VectorizeLoop run.
-REMARKS_ATTR = "tir.vectorize_remarks"
 
 #: Every statement of the loop body became vector code.
 VECTORIZED = "vectorized"
@@ -23,6 +16,8 @@ VECTORIZED = "vectorized"
 PARTIAL = "partially vectorized"
 #: The whole body stayed a serial loop (see the reason).
 SCALARIZED = "scalarized"
+#: The loop stayed serial because vector code would break a dependence (see the reason).
+NOT_VECTORIZED = "not vectorized"
 
 
 class VectorizeError(ValueError):
@@ -53,17 +48,3 @@ class VectorizeRemark:
     def __repr__(self) -> str:
         # Printed IR shows the remark as the sentence a user reads.
         return json.dumps(str(self))
-
-
-def vectorize_remarks(mod_or_func: Any) -> list[VectorizeRemark]:
-    """The remarks VectorizeLoop left on a PrimFunc, or on every function of an IRModule."""
-    if isinstance(mod_or_func, PrimFunc):
-        return list(mod_or_func.attrs.get(REMARKS_ATTR, ()))
-    if isinstance(mod_or_func, IRModule):
-        out: list[VectorizeRemark] = []
-        for func in mod_or_func.functions.values():
-            out.extend(func.attrs.get(REMARKS_ATTR, ()))
-        return out
-    raise TypeError(
-        f"vectorize_remarks expects an IRModule or a PrimFunc, got {type(mod_or_func).__name__}"
-    )

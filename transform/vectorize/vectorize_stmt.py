@@ -43,10 +43,15 @@ from .vectorizer import ExprVectorizer, NeedScalarize
 class Vectorizer(ExprVectorizer):
     """Rewrites the body of one vectorized loop; records what it had to scalarize."""
 
-    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None):
+    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None,
+                 keep_serial: dict | None = None):
         super().__init__(var, lanes_, min_, analyzer)
         #: The reasons of every scalarized statement, in the order met.
         self.reasons: list[str] = []
+        #: id(statement) -> reason: statements the legality analysis keeps serial.
+        self.keep_serial = keep_serial or {}
+        #: id(rewritten statement) -> the statement it replaced before vectorizing (PerLaneAccess)
+        self._origin: dict[int, Stmt] = {}
         self._root: Stmt | None = None
         self._scalarized: set[int] = set()
 
@@ -66,11 +71,23 @@ class Vectorizer(ExprVectorizer):
 
     def visit_stmt(self, stmt: Stmt) -> Stmt:
         try:
+            reason = self._kept_serial(stmt)
+            if reason is not None:
+                raise NeedScalarize(reason)
             return super().visit_stmt(stmt)
         except NeedScalarize as request:
             if self._uses_widened_let(stmt):
                 raise  # the let that binds the var scalarizes instead
             return self.scalarize(stmt, request.reason)
+
+    def _kept_serial(self, stmt: Stmt) -> str | None:
+        """Why the legality analysis keeps ``stmt`` (or the statement it replaced) serial."""
+        while True:
+            if id(stmt) in self.keep_serial:
+                return self.keep_serial[id(stmt)]
+            stmt = self._origin.get(id(stmt))
+            if stmt is None:
+                return None
 
     def scalarize(self, stmt: Stmt, reason: str) -> Stmt:
         """``stmt`` in a serial loop over the vectorized loop's range."""
@@ -112,6 +129,7 @@ class Vectorizer(ExprVectorizer):
                     f"the index of the store to {node.buffer.name} does not depend on "
                     f"{self.var.name} but the stored value does"
                 )
+            self._check_runs_once(node)  # e.g. a let in the value changed, but not by lane
             return BufferStore(node.buffer, value, indices, pred)
         n = lanes(node.value)
         last = indices[-1]
@@ -187,7 +205,9 @@ class Vectorizer(ExprVectorizer):
         last = op.mul(extents[-1], op.const(self.lanes, extents[-1].dtype))
         extents = extents[:-1] + [last]
         lane = op.sub(self.var, self.min)
-        body = PerLaneAccess(node.buffer_var, lane, self.lanes)(node.body)
+        private = PerLaneAccess(node.buffer_var, lane, self.lanes)
+        body = private(node.body)
+        self._origin.update(private.origin)
         body = self.visit_stmt(body)
         return replace(node, extents=extents, condition=cond, body=body)
 
@@ -237,6 +257,14 @@ class PerLaneAccess(StmtExprMutator):
         self.lane = lane
         self.lanes = lanes_
         self.buffers: dict[int, object] = {}
+        #: id(new statement) -> the statement it replaces (and keeps alive).
+        self.origin: dict[int, Stmt] = {}
+
+    def visit_stmt(self, stmt: Stmt) -> Stmt:
+        new = super().visit_stmt(stmt)
+        if new is not stmt:
+            self.origin[id(new)] = stmt
+        return new
 
     def visit_buffer_load(self, node):
         node = self.generic_visit(node)

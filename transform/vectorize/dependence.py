@@ -1,0 +1,184 @@
+"""Dependence tests: can two accesses touch the same element under given constraints?
+
+An index is split into an *affine form* over the loop vars,
+``sum(coeff * var) + sum(stride * lane) + rest``: integer coefficients, the
+lanes of vector indices (``Ramp(base, stride, n)`` contributes ``stride * t``
+for some ``t`` in ``[0, n)``), and a ``rest`` that does not depend on any loop
+var. Two accesses touch the same element when, in every dimension, the
+difference of their indices is zero. With the vars of the two accesses as
+unknowns in known ranges, that difference is a linear equation
+
+    sum(c_k * x_k) + delta = 0,   x_k in [lo_k, hi_k]
+
+which has no solution when ``0`` lies outside the range of the left side
+(Banerjee's bounds test) or when ``gcd(c_k)`` does not divide ``delta``
+(the GCD test). Both tests only ever answer "no solution" when that is
+certain; anything they cannot decide counts as a possible dependence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import attrs
+
+from tir import op
+from tir.expr import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, Ramp, Sub, Var
+from tir.functor import post_order_visit
+
+from .lanes import lanes
+
+
+@attrs.frozen
+class Affine:
+    """``sum(coeffs[id(var)] * var) + sum(stride * t_k, t_k in [0, n_k)) + rest``."""
+
+    coeffs: dict
+    lane_terms: tuple  # (stride, n) per vector lane dimension
+    rest: PrimExpr
+
+    def coeff(self, var: Var) -> int:
+        """The coefficient of ``var`` (0 when it does not occur)."""
+        return self.coeffs.get(id(var), 0)
+
+
+def affine(e: PrimExpr, loop_vars: set[int]) -> Affine | None:
+    """The affine form of index ``e`` over the vars whose ids are in ``loop_vars``, or None."""
+    if lanes(e) == 1 and not _mentions(e, loop_vars):
+        return Affine({}, (), e)
+    if isinstance(e, Var):
+        return Affine({id(e): 1}, (), op.const(0, e.dtype)) if id(e) in loop_vars else None
+    if isinstance(e, (Add, Sub)):
+        a, b = affine(e.a, loop_vars), affine(e.b, loop_vars)
+        if a is None or b is None:
+            return None
+        return _combine(a, b, 1 if isinstance(e, Add) else -1)
+    if isinstance(e, Mul):
+        return _scaled(e, loop_vars)
+    if isinstance(e, Ramp):
+        return _ramp(e, loop_vars)
+    if isinstance(e, Broadcast):
+        return affine(e.value, loop_vars)
+    if isinstance(e, Cast) and _widening_int_cast(e):
+        return affine(e.value, loop_vars)
+    return None
+
+
+def _scaled(e: Mul, loop_vars: set[int]) -> Affine | None:
+    """``c * x`` or ``x * c`` with a constant ``c``: the form of ``x`` scaled by ``c``."""
+    const, other = _int_const(e.b), e.a
+    if const is None:
+        const, other = _int_const(e.a), e.b
+    inner = None if const is None else affine(other, loop_vars)
+    return None if inner is None else _combine(_zero_like(inner), inner, const)
+
+
+def _ramp(e: Ramp, loop_vars: set[int]) -> Affine | None:
+    stride = _int_const(e.stride)
+    if stride is None or not isinstance(e.lanes, int):
+        return None
+    base = affine(e.base, loop_vars)
+    if base is None:
+        return None
+    return Affine(base.coeffs, base.lane_terms + ((stride, e.lanes),), base.rest)
+
+
+def _combine(a: Affine, b: Affine, scale: int) -> Affine:
+    """``a + scale * b``."""
+    coeffs = dict(a.coeffs)
+    for key, c in b.coeffs.items():
+        coeffs[key] = coeffs.get(key, 0) + scale * c
+    lane_terms = a.lane_terms + tuple((s * scale, n) for s, n in b.lane_terms)
+    return Affine(coeffs, lane_terms, _add(a.rest, b.rest, scale))
+
+
+def _zero_like(form: Affine) -> Affine:
+    return Affine({}, (), op.const(0, form.rest.dtype))
+
+
+def _add(a: PrimExpr, b: PrimExpr, scale: int) -> PrimExpr:
+    """``a + scale * b``, both scalars, in the wider of their int types."""
+    if a.dtype != b.dtype:
+        wide = "int64"
+        a, b = op.cast(wide, a), op.cast(wide, b)
+    if scale == 1:
+        return op.add(a, b)
+    if scale == -1:
+        return op.sub(a, b)
+    return op.add(a, op.mul(b, op.const(scale, b.dtype)))
+
+
+def _int_const(e: PrimExpr) -> int | None:
+    if isinstance(e, Broadcast):
+        e = e.value
+    return e.value if isinstance(e, IntImm) else None
+
+
+def _widening_int_cast(e: Cast) -> bool:
+    """An int-to-int cast that cannot change the value of an index (no narrowing)."""
+    src, dst = str(e.value.dtype), str(e.dtype)
+    return src.startswith("int") and dst.startswith("int") and _bits(dst) >= _bits(src)
+
+
+def _bits(dtype: str) -> int:
+    digits = "".join(ch for ch in dtype.split("x")[0] if ch.isdigit())
+    return int(digits or 0)
+
+
+def _mentions(e: PrimExpr, loop_vars: set[int]) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var)
+                     and id(n) in loop_vars else None)
+    return bool(found)
+
+
+# ---------------------------------------------------------------- the equation
+
+
+@attrs.frozen
+class Term:
+    """``coeff * x`` with ``x`` in ``[lo, hi]`` (``None``: unbounded on that side)."""
+
+    coeff: int
+    lo: int | None
+    hi: int | None
+
+
+@attrs.frozen
+class Delta:
+    """The constant part of an equation: exactly ``value``, or somewhere in ``[lo, hi]``."""
+
+    lo: int | None
+    hi: int | None
+
+    @property
+    def exact(self) -> int | None:
+        """The value when it is known exactly."""
+        return self.lo if self.lo is not None and self.lo == self.hi else None
+
+
+def may_be_zero(terms: Iterable[Term], delta: Delta) -> bool:
+    """Whether ``sum(terms) + delta == 0`` may have a solution (False only when certain)."""
+    terms = [t for t in terms if t.coeff != 0]
+    low = sum((_low(t) for t in terms), 0.0)
+    high = sum((_high(t) for t in terms), 0.0)
+    d_lo = -math.inf if delta.lo is None else delta.lo
+    d_hi = math.inf if delta.hi is None else delta.hi
+    if low + d_lo > 0 or high + d_hi < 0:  # Banerjee: 0 is out of reach
+        return False
+    exact = delta.exact
+    if exact is not None and terms:  # GCD: the sum is a multiple of g
+        g = math.gcd(*(abs(t.coeff) for t in terms))
+        return exact % g == 0
+    return True
+
+
+def _low(t: Term) -> float:
+    ends = (t.lo, t.hi) if t.coeff > 0 else (t.hi, t.lo)
+    return -math.inf if ends[0] is None else t.coeff * ends[0]
+
+
+def _high(t: Term) -> float:
+    ends = (t.hi, t.lo) if t.coeff > 0 else (t.lo, t.hi)
+    return math.inf if ends[0] is None else t.coeff * ends[0]

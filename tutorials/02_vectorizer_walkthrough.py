@@ -127,11 +127,35 @@ def show_a_scalarized_loop() -> None:
     mod = tir.IRModule.from_expr(tir.PrimFunc([A, n], ib.get()))
 
     print("=== a loop the vectorizer must scalarize (remarks printed by the pass) ===")
-    with transform.PassContext(config={"tir.vectorize_remarks": True}):
+    with transform.PassContext(config={"tir.vectorize_remarks": True}) as ctx:
         out = transform.VectorizeLoop()(mod)
     print(out["main"].body)
-    [remark] = transform.vectorize_remarks(out)
+    [remark] = ctx.remarks  # the entered PassContext collects the remarks too
     assert (remark.outcome, remark.reason) == ("scalarized", "if condition depends on j")
+    assert out["main"].body.kind == ForKind.SERIAL
+
+
+def show_a_dependence() -> None:
+    """A recurrence: iteration j reads what iteration j - 1 wrote, so lanes cannot run at once.
+
+    Vector code would load A[j - 1] for all lanes before storing any A[j]: every
+    lane but the first would read a stale value. The legality analysis
+    (transform/vectorize/legality.py) finds the distance-1 dependence and keeps
+    the loop serial, naming it in the remark.
+    """
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    with ib.for_range(1, LANES + 1, kind="vectorize", name="j") as j:
+        A[j] = A[j - 1] + tir.const(1, "float32")
+    mod = tir.IRModule.from_expr(tir.PrimFunc([A], ib.get()))
+
+    print("=== a loop with a dependence between iterations ===")
+    with transform.collect_remarks() as remarks:
+        out = transform.VectorizeLoop()(mod)
+    print(out["main"].body)
+    [remark] = remarks
+    print("remark:", remark)
+    assert remark.outcome == "not vectorized" and "(distance 1)" in remark.reason
     assert out["main"].body.kind == ForKind.SERIAL
 
 
@@ -156,8 +180,6 @@ def main() -> None:
     index = Ramp(i * LANES, 1, LANES)
     one = Broadcast(tir.const(1, "float32"), LANES)
     tir.assert_structural_equal(by_hand, BufferStore(a, BufferLoad(a, [index]) + one, [index]))
-    for remark in transform.vectorize_remarks(after):
-        print("remark:", remark)
 
     # 3. Multiplying a ramp needs a proof that the factor is positive.
     show_the_mul_rule()
@@ -165,7 +187,10 @@ def main() -> None:
     # 4. When the rules do not apply, the loop stays correct: it runs serially.
     show_a_scalarized_loop()
 
-    # 5. Vectorization off: vectorized loops just become serial loops.
+    # 5. Before any rewrite, the legality analysis checks that lanes may run at once.
+    show_a_dependence()
+
+    # 6. Vectorization off: vectorized loops just become serial loops.
     with transform.PassContext(config={"tir.disable_vectorize": True}):
         serial = transform.VectorizeLoop()(mod)["main"]
     print("=== with tir.disable_vectorize: a plain serial loop ===")

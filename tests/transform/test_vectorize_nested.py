@@ -35,10 +35,16 @@ def arrays():
 
 
 def vectorize(body, scalars=None):
+    return vectorize_with_remarks(body, scalars)[0]
+
+
+def vectorize_with_remarks(body, scalars=None):
+    """The vectorized function (checked against ``body`` on data) and the pass's remarks."""
     before = tir.PrimFunc(PARAMS, body)
-    after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
+    with transform.collect_remarks() as remarks:
+        after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
     assert_same_result(before, after, arrays(), scalars or {"n": 3})
-    return after
+    return after, remarks
 
 
 def nest(body, outer=4, inner=4):
@@ -93,21 +99,20 @@ def test_select_on_outer_condition_with_inner_values():
 def test_inner_scalarized_outer_vectorized():
     """The inner loop stays serial (its if depends on j); the outer one still vectorizes."""
     body = nest(IfThenElse(j < n, BufferStore(A, B[i * 4 + j], [i * 4 + j])))
-    after = vectorize(body)
+    after, remarks = vectorize_with_remarks(body)
     loop = after.body
     assert isinstance(loop, For) and loop.loop_var.name == "j_s"
     assert loop.body.then_case.value.dtype == "float32x4"
-    outcomes = [(r.loop_var, r.outcome) for r in transform.vectorize_remarks(after)]
+    outcomes = [(r.loop_var, r.outcome) for r in remarks]
     assert outcomes == [("i", "vectorized"), ("j", "scalarized")]
 
 
 def test_outer_scalarized_inner_vector_code_kept():
     body = nest(IfThenElse(i < n, BufferStore(A, B[i * 4 + j], [i * 4 + j])))
-    after = vectorize(body)
+    after, remarks = vectorize_with_remarks(body)
     loop = after.body
     assert loop.loop_var.name == "i_s"
     assert loop.body.then_case.value.dtype == "float32x4"
-    remarks = transform.vectorize_remarks(after)
     assert [str(r) for r in remarks] == [
         "main: loop i (4 lanes): scalarized: if condition depends on i",
         "main: loop j (4 lanes): vectorized",
@@ -115,8 +120,8 @@ def test_outer_scalarized_inner_vector_code_kept():
 
 
 def test_outer_remark_mentions_the_merge():
-    after = vectorize(nest(BufferStore(A, B[i * 4 + j], [i * 4 + j])))
-    first = transform.vectorize_remarks(after)[0]
+    _, remarks = vectorize_with_remarks(nest(BufferStore(A, B[i * 4 + j], [i * 4 + j])))
+    first = remarks[0]
     assert first.reason == "merged with the vectorized loop(s) j inside it"
 
 

@@ -39,10 +39,16 @@ def arrays():
 
 
 def vectorize(body):
+    return vectorize_with_remarks(body)[0]
+
+
+def vectorize_with_remarks(body):
+    """The vectorized function (checked to compute what ``body`` does) and the pass's remarks."""
     before = tir.PrimFunc(PARAMS, body)
-    after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
+    with transform.collect_remarks() as remarks:
+        after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
     assert_same_result(before, after, arrays(), {"n": 2})
-    return after
+    return after, remarks
 
 
 def _extern(*args):
@@ -71,11 +77,6 @@ REASONS = {
     "uniform-index": (lambda: BufferStore(I, j * 3, [0]),
                       ("the index of the store to I does not depend on j but the stored value "
                        "does")),
-    "reads-itself": (lambda: BufferStore(I, I[0] + 1, [0]),
-                     ("the store to I does not depend on j and reads I, so it must run once "
-                      "per iteration")),
-    "same-element": (lambda: BufferStore(I, I[0] + j, [tir.floordiv(j, 8)]),
-                     "every iteration stores to the same element of I and reads I"),
     "non-last-dim": (lambda: BufferStore(G, 1, [j, 0]),
                      "buffer G is indexed by j in a dimension other than the last"),
     "alloc-size": (lambda: Allocate(data, "int32", [j + 1], True, BufferStore(S, j, [0])),
@@ -90,12 +91,42 @@ REASONS = {
 @pytest.mark.parametrize("case", sorted(REASONS))
 def test_scalarize_reason(case):
     build, reason = REASONS[case]
-    after = vectorize(vloop(build()))
+    after, [remark] = vectorize_with_remarks(vloop(build()))
     assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
     assert after.body.loop_var.name == "j_s"
-    [remark] = transform.vectorize_remarks(after)
     assert (remark.outcome, remark.reason) == ("scalarized", reason)
     assert str(remark) == f"main: loop j (4 lanes): scalarized: {reason}"
+
+
+# Stores that read what other lanes write: the legality analysis keeps the loop serial; with
+# the user's promise of independence the vectorizer still keeps each such store serial.
+SELF_READS = {
+    "reads-itself": (lambda: BufferStore(I, I[0] + 1, [0]),
+                     ("the store to I does not depend on j and reads I, so it must run once "
+                      "per iteration")),
+    "same-element": (lambda: BufferStore(I, I[0] + j, [tir.floordiv(j, 8)]),
+                     "every iteration stores to the same element of I and reads I"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SELF_READS))
+def test_store_reading_its_own_element_is_a_dependence(case):
+    build, _ = SELF_READS[case]
+    after, [remark] = vectorize_with_remarks(vloop(build()))
+    assert after.body.kind == ForKind.SERIAL and after.body.loop_var is j
+    assert remark.outcome == "not vectorized"
+    assert remark.reason == ("I[0] is read and written by every iteration "
+                             "(a value carried from one iteration to the next)")
+
+
+@pytest.mark.parametrize("case", sorted(SELF_READS))
+def test_store_reading_its_own_element_stays_serial_when_assumed_independent(case):
+    build, reason = SELF_READS[case]
+    loop = For(j, 0, 4, ForKind.VECTORIZED, build(),
+               annotations={"tir.vectorize.assume_independent": True})
+    after, [remark] = vectorize_with_remarks(loop)
+    assert after.body.loop_var.name == "j_s"
+    assert (remark.outcome, remark.reason) == ("scalarized", reason)
 
 
 def test_scalarized_loop_keeps_the_range():
@@ -105,10 +136,10 @@ def test_scalarized_loop_keeps_the_range():
 
 
 def test_side_effects_run_once_per_lane():
-    after = vectorize(vloop(SeqStmt([BufferStore(I, j, [j]), Evaluate(_extern(j * 2))])))
+    after, [remark] = vectorize_with_remarks(
+        vloop(SeqStmt([BufferStore(I, j, [j]), Evaluate(_extern(j * 2))])))
     first, second = after.body.seq
     assert isinstance(first, BufferStore) and isinstance(second, For)
-    [remark] = transform.vectorize_remarks(after)
     assert remark.outcome == "partially vectorized"
     assert remark.reason == "the call of extern function 'log_value' has side effects"
 
@@ -132,9 +163,8 @@ def test_scalarizing_under_a_vector_let_scalarizes_the_let():
         BufferStore(I, v, [j]),
         IfThenElse(v > 2, BufferStore(I, 0, [j])),
     ])))
-    after = vectorize(body)
+    after, [remark] = vectorize_with_remarks(body)
     assert isinstance(after.body, For) and isinstance(after.body.body, LetStmt)
-    [remark] = transform.vectorize_remarks(after)
     assert (remark.outcome, remark.reason) == ("scalarized", "if condition depends on j")
 
 
@@ -174,22 +204,38 @@ def test_remark_is_frozen():
         remark.lanes = 4
 
 
-def test_remarks_only_on_changed_functions():
+def test_remarks_only_for_vectorized_loops_and_never_in_the_ir():
     vec = tir.PrimFunc(PARAMS, vloop(BufferStore(I, j, [j])))
     plain = tir.PrimFunc(PARAMS, For(j, 0, 4, ForKind.SERIAL, BufferStore(I, j, [j])))
-    mod = transform.VectorizeLoop()(tir.IRModule({"vec": vec, "plain": plain}))
-    assert mod["plain"] is plain and "tir.vectorize_remarks" not in mod["plain"].attrs
-    assert [str(r) for r in transform.vectorize_remarks(mod)] == [
-        "vec: loop j (4 lanes): vectorized"]
-    assert transform.vectorize_remarks(mod["vec"]) == transform.vectorize_remarks(mod)
+    with transform.collect_remarks() as remarks:
+        mod = transform.VectorizeLoop()(tir.IRModule({"vec": vec, "plain": plain}))
+    assert mod["plain"] is plain
+    assert dict(mod["vec"].attrs) == dict(vec.attrs)
+    assert [str(r) for r in remarks] == ["vec: loop j (4 lanes): vectorized"]
+
+
+def test_remarks_reach_every_open_scope_and_the_entered_pass_context():
+    mod = tir.IRModule.from_expr(tir.PrimFunc(PARAMS, vloop(BufferStore(I, j, [j]))))
+    with transform.PassContext() as ctx, transform.collect_remarks() as outer:
+        with transform.collect_remarks() as inner:
+            transform.VectorizeLoop()(mod)
+        transform.VectorizeLoop()(mod)
+    assert [str(r) for r in inner] == ["main: loop j (4 lanes): vectorized"]
+    assert len(outer) == len(ctx.remarks) == 2
+
+
+def test_no_remarks_kept_outside_a_scope():
+    mod = tir.IRModule.from_expr(tir.PrimFunc(PARAMS, vloop(BufferStore(I, j, [j]))))
+    transform.VectorizeLoop()(mod)
+    assert transform.PassContext.current().remarks == []
 
 
 def test_remarks_one_per_loop_in_source_order():
     j2 = tir.var("k")
     body = SeqStmt([vloop(BufferStore(I, j, [j])),
                     For(j2, 0, 8, ForKind.VECTORIZED, IfThenElse(j2 < n, BufferStore(I, 0, [j2])))])
-    after = vectorize(body)
-    assert [(r.loop_var, r.lanes, r.outcome) for r in transform.vectorize_remarks(after)] == [
+    _, remarks = vectorize_with_remarks(body)
+    assert [(r.loop_var, r.lanes, r.outcome) for r in remarks] == [
         ("j", 4, "vectorized"), ("k", 8, "scalarized")]
 
 
@@ -204,11 +250,6 @@ def test_remarks_printed_with_config(capsys):
 def test_remarks_not_printed_by_default(capsys):
     transform.VectorizeLoop()(tir.IRModule.from_expr(tir.PrimFunc(PARAMS, vloop(Evaluate(0)))))
     assert capsys.readouterr().out == ""
-
-
-def test_vectorize_remarks_rejects_other_objects():
-    with pytest.raises(TypeError, match="expects an IRModule or a PrimFunc, got For"):
-        transform.vectorize_remarks(vloop(Evaluate(0)))
 
 
 # ---------------------------------------------------------------- VectorizeSkipper
@@ -226,7 +267,7 @@ def test_disable_vectorize_makes_vectorized_loops_serial():
     outer, inner = out.body, out.body.body
     assert outer.kind == ForKind.PARALLEL and inner.kind == ForKind.SERIAL
     assert inner.body is func.body.body.body  # nothing else changes
-    assert "tir.vectorize_remarks" not in out.attrs
+    assert dict(out.attrs) == dict(func.attrs)
 
 
 def test_disable_vectorize_config():
@@ -251,8 +292,7 @@ def test_skipper_class_directly():
 def test_every_statement_scalarized_is_a_scalarized_loop():
     body = vloop(SeqStmt([IfThenElse(j < n, BufferStore(I, 0, [j])),
                           BufferStore(I, _pure_extern(j), [j])]))
-    after = vectorize(body)
-    [remark] = transform.vectorize_remarks(after)
+    _, [remark] = vectorize_with_remarks(body)
     assert remark.outcome == "scalarized"
     assert remark.reason == ("if condition depends on j; "
                              "the call of extern function 'lookup' is not element-wise")
@@ -261,6 +301,7 @@ def test_every_statement_scalarized_is_a_scalarized_loop():
 def test_scalable_vector_depending_on_the_var_is_scalarized():
     lanes = 4 * tir.vscale()
     body = vloop(BufferStore(I, tir.Broadcast(j, lanes), [tir.Ramp(0, 1, lanes)]))
-    after = transform.VectorizeLoop()(tir.IRModule.from_expr(tir.PrimFunc(PARAMS, body)))
-    [remark] = transform.vectorize_remarks(after)
+    with transform.collect_remarks() as remarks:
+        transform.VectorizeLoop()(tir.IRModule.from_expr(tir.PrimFunc(PARAMS, body)))
+    [remark] = remarks
     assert (remark.outcome, remark.reason) == ("scalarized", "a scalable vector depends on j")

@@ -2,7 +2,8 @@
 
 The steps, in order::
 
-    set attr "target"  ->  default_pipeline() under the current PassContext
+    tir.verify_well_formed  ->  set attr "target"
+      ->  default_pipeline() under the current PassContext
       -> CodeGenLLVM (llvmlite.ir)  ->  parse + verify  ->  LLVM O3 for the target
       -> MCJIT (host targets)  ->  Module
 
@@ -19,6 +20,7 @@ from typing import Any
 import transform
 from tir.function import IRModule, PrimFunc
 from tir.structural import structural_equal, structural_hash
+from tir.verify import verify_well_formed
 from transform import PassContext
 
 from .target import Target
@@ -50,8 +52,9 @@ def default_pipeline() -> list:
 
 
 def lower(mod: IRModule | PrimFunc, target: Target | str = "llvm") -> IRModule:
-    """Run ``default_pipeline`` on ``mod`` (each function tagged with ``target``)."""
+    """Verify ``mod`` (``tir.verify_well_formed``), then run ``default_pipeline`` on it."""
     mod = _as_module(mod)
+    verify_well_formed(mod)
     target = Target(target)
     tagged = IRModule({name: f.with_attr("target", str(target)) for name, f in mod.items()},
                       mod.attrs)
@@ -72,9 +75,14 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
 
     Raises:
         TypeError: ``mod_or_func`` is neither an IRModule nor a PrimFunc.
-        ValueError: a bad target string, or a program the pipeline rejects.
+        ValueError: a bad target string, or a program the pipeline rejects;
+            ``tir.verify.WellFormedError`` (a ValueError) names the function and
+            statement of IR that ``tir.verify_well_formed`` rejects.
     """
     mod = _as_module(mod_or_func)
+    # Passes assume well-formed IR: Simplify would substitute a var bound twice
+    # everywhere. Checked before the cache, whose structural match would not notice.
+    verify_well_formed(mod)
     if isinstance(target, str) and target.strip() == INTERPRETER:
         from .interpreter import build_interpreter
 

@@ -12,7 +12,12 @@ A function is well formed when:
   handle param); TVM calls the others undefined buffers;
 - every node's dtypes agree (operands of binary nodes, loads and stores
   with their buffer, loop bounds with the loop var, let values with their
-  var), which matters for nodes built bypassing the constructors' checks.
+  var), which matters for nodes built bypassing the constructors' checks;
+- a loop with constant bounds fits its var's dtype, both ends (as ``For``
+  checks when it is built).
+
+``codegen.build`` runs this check first: IR that breaks these rules could be
+compiled into wrong code (a pass may substitute a var bound twice everywhere).
 
 ``AttrStmt.node`` binds nothing and is not checked: it is plain data here.
 
@@ -29,8 +34,13 @@ from .buffer import Buffer
 from .expr import BinaryOpNode, CmpOpNode, PrimExpr, Var, access_dtype
 from .function import IRModule, PrimFunc
 from .functor import StmtExprVisitor
+from .stmt import loop_range_error
 
 _MAX_SHOWN = 10
+
+
+class WellFormedError(ValueError):
+    """IR that ``verify_well_formed`` rejects; the message lists each error with its function."""
 
 
 class _WellFormed(StmtExprVisitor):
@@ -47,16 +57,17 @@ class _WellFormed(StmtExprVisitor):
 
     # ------------------------------------------------------------ bookkeeping
 
-    def error(self, message: str) -> None:
-        """Record one error, with the path of enclosing statements."""
+    def error(self, message: str, hint: str = "") -> None:
+        """Record one error, with the path of enclosing statements (and how to fix it)."""
         path = " > ".join(self.where) or "function signature"
-        self.errors.append(f"{self.func_name}: {message} (in {path})")
+        self.errors.append(f"{self.func_name}: {message} (in {path}){hint and '; ' + hint}")
 
     def bind(self, var: Var, binder: str) -> None:
         """``var`` becomes usable; binding the same Var object twice is an error."""
         first = self.binders.get(id(var))
         if first is not None:
-            self.error(f"var {var.name} is bound twice: by {first} and by {binder}")
+            self.error(f"var {var.name} is bound twice: by {first} and again by {binder}",
+                       hint="give each binding its own tir.Var")
         self.binders[id(var)] = binder
         self.in_scope[id(var)] = var
 
@@ -158,6 +169,9 @@ class _WellFormed(StmtExprVisitor):
             if value.dtype != v.dtype:
                 self.error(f"for {v.name}: {field} is {value.dtype}, loop var is {v.dtype}")
             self.visit_expr(value)
+        bounds_error = loop_range_error(v, s.min, s.extent)
+        if bounds_error is not None:
+            self.error(f"for {v.name}: {bounds_error}")
         self.scoped(f"for {v.name}", v, f"for {v.name}", s.body)
 
     def visit_let_stmt(self, s: Any) -> None:
@@ -250,8 +264,8 @@ def well_formed_errors(func_or_mod: Any) -> list[str]:
 def verify_well_formed(func_or_mod: Any, assert_mode: bool = True) -> bool:
     """Check a PrimFunc or IRModule (see the module doc for the rules).
 
-    Returns True when well formed. Otherwise raises ``ValueError`` listing the
-    errors, or returns False when ``assert_mode`` is False.
+    Returns True when well formed. Otherwise raises ``WellFormedError`` (a
+    ``ValueError``) listing the errors, or returns False when ``assert_mode`` is False.
     """
     errors = well_formed_errors(func_or_mod)
     if not errors:
@@ -261,4 +275,4 @@ def verify_well_formed(func_or_mod: Any, assert_mode: bool = True) -> bool:
     shown = errors[:_MAX_SHOWN]
     more = len(errors) - len(shown)
     tail = f"\n  ... and {more} more" if more else ""
-    raise ValueError("IR is not well formed:\n  " + "\n  ".join(shown) + tail)
+    raise WellFormedError("IR is not well formed:\n  " + "\n  ".join(shown) + tail)

@@ -198,13 +198,13 @@ def test_vector_access_to_an_allocation_is_aligned():
     B = tir.decl_buffer((64,), "float32", name="B")
     data = tir.Var("tmp", "handle")
     tmp = tir.decl_buffer((64,), "float32", name="tmp", data=data)
-    i = tir.Var("i", "int32")
-    ramp = tir.Ramp(i * 8, 1, 8)
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")  # a var is bound once (build verifies)
+    ramp_i, ramp_j = tir.Ramp(i * 8, 1, 8), tir.Ramp(j * 8, 1, 8)
     body = tir.SeqStmt([
         tir.For(i, 0, 8, tir.ForKind.SERIAL,
-                tir.BufferStore(tmp, tir.BufferLoad(A, [ramp]), [ramp])),
-        tir.For(i, 0, 8, tir.ForKind.SERIAL,
-                tir.BufferStore(B, tir.BufferLoad(tmp, [ramp]), [ramp])),
+                tir.BufferStore(tmp, tir.BufferLoad(A, [ramp_i]), [ramp_i])),
+        tir.For(j, 0, 8, tir.ForKind.SERIAL,
+                tir.BufferStore(B, tir.BufferLoad(tmp, [ramp_j]), [ramp_j])),
     ])
     func = tir.PrimFunc([A, B], tir.Allocate(data, "float32", [64], tir.const(True), body))
     ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")

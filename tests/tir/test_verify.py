@@ -99,14 +99,14 @@ def test_var_bound_twice_by_two_loops():
     A = tir.decl_buffer((8,), "int32", "A")
     loop = tir.For(i, 0, 8, tir.ForKind.SERIAL, tir.BufferStore(A, i, [i]))
     func = tir.PrimFunc([A], tir.SeqStmt([loop, loop]))
-    with pytest.raises(ValueError, match="var i is bound twice: by for i and by for i"):
+    with pytest.raises(ValueError, match="var i is bound twice: by for i and again by for i"):
         tir.verify_well_formed(func)
 
 
 def test_param_rebound_by_let():
     n = tir.var("n")
     body = tir.LetStmt(n, 1, tir.Evaluate(n))
-    with pytest.raises(ValueError, match="var n is bound twice: by param n and by let n"):
+    with pytest.raises(ValueError, match="var n is bound twice: by param n and again by let n"):
         tir.verify_well_formed(tir.PrimFunc([n], body))
 
 
@@ -228,3 +228,24 @@ def test_shared_let_expression_still_checks_its_body():
     shared = tir.Let(v, 1, v + u)
     errors = well_formed_errors(tir.PrimFunc([], tir.Evaluate(shared * shared)))
     assert len(errors) == 2 and all("undefined var u" in e for e in errors)
+
+
+def test_errors_are_well_formed_errors_with_a_hint():
+    n = tir.var("n")
+    func = tir.PrimFunc([n], tir.LetStmt(n, 1, tir.Evaluate(n)))
+    with pytest.raises(tir.verify.WellFormedError) as info:
+        tir.verify_well_formed(func)
+    assert isinstance(info.value, ValueError)
+    assert str(info.value).endswith("(in function signature); give each binding its own tir.Var")
+
+
+def test_loop_whose_constant_end_does_not_fit_its_var():
+    # For checks this when built; a pass that rewrites the extent in place bypasses it.
+    i = tir.var("i", "int8")
+    A = tir.decl_buffer((8,), "int8", "A")
+    loop = tir.For(i, 120, 7, tir.ForKind.SERIAL, tir.BufferStore(A, i, [0]))
+    assert tir.verify_well_formed(tir.PrimFunc([A], loop))
+    _set(loop, extent=tir.const(16, "int8"))
+    with pytest.raises(ValueError, match=r"main: for i: the loop over \[120, 136\) does not fit "
+                                         r"its int8 loop var i, which holds \[-128, 127\]"):
+        tir.verify_well_formed(tir.PrimFunc([A], loop))

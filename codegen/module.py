@@ -107,12 +107,16 @@ class Module:
         resolve: native symbol -> address, or None when the code cannot run here.
         llvm_ir: the optimized LLVM IR text, when known.
         keepalive: objects owning the native code (JIT engine, library).
+        machine_target: the target machine code is generated for, when it is not
+            ``target`` (an LLVM bug's workaround, see llvm/evex_workaround.py).
     """
 
     def __init__(self, target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
                  messages: list[str], resolve: Callable[[str], int] | None,
-                 llvm_ir: str | None = None, keepalive: Any = None):
+                 llvm_ir: str | None = None, keepalive: Any = None,
+                 machine_target: Target | None = None):
         self.target = target
+        self.machine_target = machine_target or target
         self._funcs, self._symbols = dict(funcs), dict(symbols)
         self._messages = list(messages)
         self._resolve = resolve
@@ -181,7 +185,8 @@ class Module:
             return "\n".join(f.script() for f in self._funcs.values())
         from .llvm import machine
 
-        return machine.target_machine(self.target).emit_assembly(machine.parse(self._llvm_ir))
+        return machine.target_machine(self.machine_target).emit_assembly(
+            machine.parse(self._llvm_ir))
 
     def export_library(self, path: str) -> None:
         """Write a shared library (or, for a ``.o`` path, an object file) of this module."""
@@ -189,7 +194,8 @@ class Module:
             raise ValueError("export_library: this module was loaded from a library")
         from .llvm import machine
 
-        obj = machine.target_machine(self.target).emit_object(machine.parse(self._llvm_ir))
+        obj = machine.target_machine(self.machine_target).emit_object(
+            machine.parse(self._llvm_ir))
         path = os.fspath(path)
         if path.endswith(".o"):
             with open(path, "wb") as f:
@@ -249,21 +255,24 @@ def _install_launcher_in_library(lib: ctypes.CDLL) -> None:
 def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
                messages: list[str], llvm_module: Any, llvm_ir: str) -> Module:
     """A ``Module`` running ``llvm_module`` (optimized) in a new MCJIT engine."""
+    from .llvm import machine
+
+    machine_target = machine.machine_target(target, llvm_ir)
     if not target.is_host:
-        return Module(target, funcs, symbols, messages, None, llvm_ir)
+        return Module(target, funcs, symbols, messages, None, llvm_ir,
+                      machine_target=machine_target)
     import llvmlite.binding as llvm
 
-    from .llvm import machine
     from .llvm.parallel import LAUNCHER_SYMBOL
 
     _load_support_libraries()
     _check_externals(llvm_module)
-    engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(target))
+    engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(machine_target))
     engine.finalize_object()
     if _has_global(llvm_module, LAUNCHER_SYMBOL):
         parallel.install(engine.get_global_value_address(LAUNCHER_SYMBOL))
     return Module(target, funcs, symbols, messages, engine.get_function_address, llvm_ir,
-                  keepalive=engine)
+                  keepalive=engine, machine_target=machine_target)
 
 
 @functools.cache

@@ -13,7 +13,7 @@ import functools
 import llvmlite.binding as llvm
 
 from ..target import Target
-from . import subtarget
+from . import evex_workaround, subtarget
 
 
 @functools.cache
@@ -59,6 +59,20 @@ def optimize(module: llvm.ModuleRef, target: Target, opt_level: int) -> None:
     pto.loop_unrolling = True
     builder = llvm.create_pass_builder(target_machine(target), pto)
     builder.getModulePassManager().run(module, builder)
+
+
+def machine_target(target: Target, llvm_ir: str) -> Target:
+    """The target to generate machine code for from the optimized ``llvm_ir``.
+
+    ``target`` itself, unless LLVM 22 would miscompile the code on an AVX-512
+    CPU (see evex_workaround.py): then ``target`` without AVX512VL.
+    """
+    if not evex_workaround.may_be_miscompiled(target, llvm_ir):
+        return target
+    asm = target_machine(target).emit_assembly(parse(llvm_ir))
+    if not evex_workaround.has_bad_mask_move(asm):
+        return target
+    return evex_workaround.without_avx512vl(target)
 
 
 def parse(text: str) -> llvm.ModuleRef:

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 from typing import Any
@@ -51,6 +52,10 @@ from .expr import (
     Sub,
     Var,
 )
+from .op_fold import float_floordiv as _float_floordiv
+from .op_fold import to_float as _to_float
+from .op_fold import trunc_div as _trunc_div
+from .op_fold import wrap as _wrap
 
 Number = (bool, int, float)
 _INT_DTYPES = frozenset(f"{kind}{bits}" for kind in ("int", "uint") for bits in (8, 16, 32, 64))
@@ -81,7 +86,7 @@ def const(value: Any, dtype: str | None = None) -> PrimExpr:
     if t.is_vector:
         return Broadcast(const(value, str(t.element_of)), _lanes_arg(t))
     if t.is_float:
-        return FloatImm(str(t), float(value))
+        return FloatImm(str(t), _to_float(value, t))
     if t.is_bool:
         return IntImm("bool", 1 if value else 0)
     if t.is_integer:
@@ -156,7 +161,7 @@ def cast(dtype: str, value: Any) -> PrimExpr:
 def _fold_cast(value: PrimExpr, target: dt.DataType) -> PrimExpr:
     v = value.value
     if target.is_float:
-        return FloatImm(str(target), float(v))
+        return FloatImm(str(target), _to_float(v, target))
     if target.is_bool:
         return IntImm("bool", 1 if v else 0)
     if isinstance(v, float):
@@ -164,16 +169,6 @@ def _fold_cast(value: PrimExpr, target: dt.DataType) -> PrimExpr:
             return Cast(str(target), value)
         v = int(v)  # C truncation towards zero
     return IntImm(str(target), _wrap(v, target))
-
-
-def _wrap(v: int, t: dt.DataType) -> int:
-    """Two's-complement wrap of ``v`` into ``t`` (what the machine does)."""
-    if t.is_bool:
-        return 1 if v else 0
-    v &= (1 << t.bits) - 1
-    if t.is_int and v >= 1 << (t.bits - 1):
-        v -= 1 << t.bits
-    return v
 
 
 def _operand(value: Any, other: Any) -> PrimExpr:
@@ -230,7 +225,7 @@ def _common_element(ea, eb, a_dtype: str, b_dtype: str, owner: str) -> dt.DataTy
     if ea.type_code == eb.type_code:
         return ea if ea.bits >= eb.bits else eb
     # signed meets unsigned: the signed type of the wider width, as TVM does
-    return dt.DataType("int", max(ea.bits, eb.bits))
+    return dt.DataType("int", builtins.max(ea.bits, eb.bits))
 
 
 # ---------------------------------------------------------------- arithmetic with folding
@@ -312,11 +307,6 @@ def _check_div(owner: str, b: PrimExpr) -> None:
         raise ZeroDivisionError(f"{owner}: division by the constant zero")
 
 
-def _trunc_div(x: int, y: int) -> int:
-    q = abs(x) // abs(y)
-    return q if (x >= 0) == (y >= 0) else -q
-
-
 def truncdiv(a: Any, b: Any) -> PrimExpr:
     """C-style integer division (rounds towards zero); true division on floats."""
     a, b = promote(a, b, "Div")
@@ -355,7 +345,7 @@ def floordiv(a: Any, b: Any) -> PrimExpr:
     if c is not None and _is_int_like(a):
         return _make_const(a.dtype, c[0] // c[1])
     if c is not None and c[1] != 0:
-        return _make_const(a.dtype, math.floor(c[0] / c[1]))
+        return FloatImm(a.dtype, _float_floordiv(a.dtype, *c))
     if _is_int_like(b) and _value_of(b) == 1:
         return a
     return FloorDiv(a, b)

@@ -1,5 +1,7 @@
 """tir.op: operator promotion, logical/bitwise operators, constants, folding and helpers."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -267,6 +269,97 @@ def test_constant_zero_division_raises():
         x // 0
     with pytest.raises(ZeroDivisionError, match="truncmod"):
         tir.truncmod(x, 0)
+
+
+# ---------------------------------------------------------------- folding at the edges
+
+
+def _wrap(v, dtype):
+    t = tir.DataType(dtype)
+    v &= (1 << t.bits) - 1
+    return v - (1 << t.bits) if t.is_int and v >= 1 << (t.bits - 1) else v
+
+
+@pytest.mark.parametrize(
+    "dtype, a, b",
+    [
+        ("int32", -2**31, 2), ("int32", -2**31, -3), ("int32", -2**31, -1), ("int32", 7, -2),
+        ("int32", -7, -2), ("int32", 2**31 - 1, -2**31), ("uint32", 3_000_000_000, 5),
+        ("uint32", 2**32 - 1, 2**31), ("int64", 2**40, 3), ("int64", -2**63, 7),
+        ("uint64", 2**64 - 1, 10), ("int8", -128, -3), ("int8", -128, -1),
+    ],
+)
+def test_truncdiv_truncmod_fold_like_c_over_the_whole_range(dtype, a, b):
+    q = tir.truncdiv(tir.const(a, dtype), tir.const(b, dtype))
+    r = tir.truncmod(tir.const(a, dtype), tir.const(b, dtype))
+    want_q = int(Fraction(a, b))  # int() of a Fraction rounds towards zero, as C does
+    assert q.dtype == r.dtype == dtype
+    assert (q.value, r.value) == (_wrap(want_q, dtype), _wrap(a - want_q * b, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_floordiv_folds_in_the_operands_precision(dtype):
+    ftype = getattr(np, dtype)
+    rng = np.random.default_rng(8)
+    pairs = [(1.0, 0.1), (-1.0, 0.1), (0.3, 0.1), (7.0, 0.7)]
+    pairs += [tuple(v) for v in rng.uniform(-100, 100, size=(200, 2))]
+    for a, b in pairs:
+        a, b = ftype(a), ftype(b)
+        got = tir.floordiv(tir.const(float(a), dtype), tir.const(float(b), dtype))
+        assert isinstance(got, tir.FloatImm) and got.dtype == dtype
+        assert got.value == float(np.floor(a / b)), (a, b)  # what the kernel computes
+    one_tenth = tir.floordiv(tir.const(1.0, "float32"), tir.const(0.1, "float32"))
+    assert one_tenth.value == 10.0  # floor(1f / 0.1f) = floor(10.0f), not float64's 9.99...
+
+
+@pytest.mark.parametrize(
+    "a, b, want",
+    [(float("nan"), 2.0, "nan"), (float("inf"), 2.0, "inf"), (-float("inf"), 2.0, "-inf"),
+     (3.0e38, 1.0e-3, "inf"), (1.0, float("inf"), "0.0"), (-1.0, float("inf"), "-0.0"),
+     (-0.0, 2.0, "-0.0")],
+)
+def test_float_floordiv_folds_nan_inf_and_signed_zero_without_raising(a, b, want):
+    got = tir.floordiv(tir.const(a, "float32"), tir.const(b, "float32"))
+    assert isinstance(got, tir.FloatImm) and repr(got.value) == want
+
+
+def test_float_floordiv_and_floormod_by_zero_are_left_to_the_machine():
+    one, zero = tir.const(1.0, "float32"), tir.const(0.0, "float32")
+    assert isinstance(tir.floordiv(one, zero), tir.FloorDiv)
+    assert isinstance(tir.floormod(one, tir.const(0.1, "float32")), tir.FloorMod)
+
+
+@pytest.mark.parametrize(
+    "value, src, dst",
+    [
+        (2**60 + 2**36 + 1, "int64", "float32"),    # above a float32 tie that float64 rounds onto
+        (-(2**60 + 2**36 + 1), "int64", "float32"),
+        (2**53 + 1, "int64", "float64"),
+        (2**63 + 2**39 + 1, "uint64", "float32"),
+        (2**24 + 1, "int32", "float32"),
+        (2**24 + 3, "uint32", "float32"),
+        (2049, "int32", "float16"), (2051, "int16", "float16"), (65519, "int32", "float16"),
+        (65520, "int32", "float16"),                 # rounds to infinity
+    ],
+)
+def test_int_to_float_constant_casts_round_once(value, src, dst):
+    with np.errstate(over="ignore"):
+        want = getattr(np, dst)(getattr(np, src)(value))  # NumPy converts an integer directly
+        assert tir.const(value, src).astype(dst).value == float(want)
+        assert tir.const(value, dst).value == float(want)
+
+
+def test_random_int64_to_float32_casts_match_the_machine():
+    rng = np.random.default_rng(4)
+    for v in rng.integers(-2**63, 2**63 - 1, size=300, dtype=np.int64):
+        bits = int(rng.integers(1, 63))
+        v = int(v) >> bits << bits | 1  # many low zero bits, then one: near a tie
+        assert tir.const(v, "int64").astype("float32").value == float(np.float32(np.int64(v)))
+
+
+def test_float_to_narrower_float_constant_casts_round_once():
+    v = 1 + 2**-11 + 2**-30  # above a float16 tie; float32 would round it onto the tie
+    assert tir.const(v, "float64").astype("float16").value == float(np.float16(1 + 2**-10))
 
 
 # ---------------------------------------------------------------- helpers

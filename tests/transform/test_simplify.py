@@ -1,5 +1,7 @@
 """Simplify: Before/After pairs, facts from loops, branches and lets, and identity."""
 
+import math
+
 import pytest
 
 import tir
@@ -122,6 +124,11 @@ def test_zero_extent_loop_is_dropped():
 def test_while_false_is_dropped():
     out = _run(tir.While(tir.const(False), _store(0)))
     assert isinstance(out, Evaluate)
+
+
+def test_float_floordiv_of_nan_folds_to_nan():
+    out = _run(tir.BufferStore(A, tir.FloorDiv(tir.const(float("nan")), tir.const(2.0)), [0]))
+    assert isinstance(out.value, tir.FloatImm) and math.isnan(out.value.value)
 
 
 # ------------------------------------------------------------------ lets

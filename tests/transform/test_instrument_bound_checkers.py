@@ -125,6 +125,23 @@ def test_unproven_scalar_store_gets_one_assert_with_its_message():
     assert isinstance(check.body, BufferStore)
 
 
+def test_index_that_wraps_around_is_checked_and_fails_at_run_time():
+    x = tir.Var("x", "uint8")
+    B = tir.decl_buffer((251,), "int32", name="B")
+    index = (x - tir.const(5, "uint8")).astype("int32")  # x < 5 wraps: 251 ... 255
+    func, out = _run(BufferStore(B, tir.const(7, "int32"), [index]), params=(B, x))
+    (check,) = _asserts(out.body)
+    assert _conds(check) == ['T.Cast("int32", x - T.uint8(5)) < 251']
+    block = np.zeros(300, "int32")
+    lib = codegen.build(func, target="llvm")
+    lib["main"](block[10:261], 9)
+    assert np.flatnonzero(block).tolist() == [10 + 4]
+    # the caller's array is a view into a larger block, so a missed check cannot corrupt memory
+    with pytest.raises(RuntimeError, match=r"index out of bounds: B\[T.Cast\(\"int32\""):
+        lib["main"](block[10:261], 0)
+    assert np.flatnonzero(block).tolist() == [10 + 4]
+
+
 def test_ramp_spans_lowest_and_highest_lane():
     i = tir.Var("i", "int32")
     up = BufferStore(A, tir.Broadcast(tir.const(1.0), 4), [tir.Ramp(i * 4, 1, 4)])

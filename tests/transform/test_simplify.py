@@ -126,6 +126,18 @@ def test_while_false_is_dropped():
     assert isinstance(out, Evaluate)
 
 
+def test_branches_that_wraparound_can_flip_are_kept():
+    U = tir.decl_buffer((1,), "uint8", name="U")
+    u, c8 = tir.BufferLoad(U, [0]), (lambda v: tir.const(v, "uint8"))
+    body = SeqStmt([IfThenElse(u - c8(255) <= c8(0), _store(0)),   # U[0] = 7: 7 - 255 = 8
+                    IfThenElse(u + c8(5) >= c8(5), _store(1))])     # U[0] = 255: 255 + 5 = 4
+    func = tir.PrimFunc([A, U], body)
+    out = transform.Simplify()(tir.IRModule.from_expr(func))["main"].body
+    kept = SeqStmt([IfThenElse(u - c8(255) <= c8(0), _store(0)),
+                    IfThenElse(c8(5) <= u + c8(5), _store(1))])   # >= is written as <=
+    tir.assert_structural_equal(out, kept)
+
+
 def test_float_floordiv_of_nan_folds_to_nan():
     out = _run(tir.BufferStore(A, tir.FloorDiv(tir.const(float("nan")), tir.const(2.0)), [0]))
     assert isinstance(out.value, tir.FloatImm) and math.isnan(out.value.value)

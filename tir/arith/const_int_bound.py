@@ -2,9 +2,13 @@
 
 Intervals are computed bottom-up with interval arithmetic, one visitor method
 per node class. Infinite ends are ``math.inf`` inside and
-``ConstIntBound.POS_INF`` / ``NEG_INF`` outside. Every result is clipped to
-its dtype's range: TIR assumes index arithmetic does not overflow, so a value
-of an ``int32`` expression is an ``int32``. A vector's bound covers all lanes.
+``ConstIntBound.POS_INF`` / ``NEG_INF`` outside. A vector's bound covers all lanes.
+
+Overflow: TIR assumes index arithmetic (signed 32/64-bit) does not overflow,
+so an ``int32`` result is clipped to the ``int32`` range. Other integers
+(unsigned, 8/16-bit) wrap around on the machine: an add, sub, mul or
+division whose exact result may leave the type gets the wrapped values
+instead (``uint8(x - 255)`` is anything in ``[0, 255]``, not ``[0, 0]``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 import attrs
 
 from .. import dtype as dt
-from ..expr import PrimExpr
+from ..expr import Add, Div, FloorDiv, Mul, PrimExpr, Ramp, Sub
 from ..functor import ExprVisitor
 from .facts import EVERYTHING, Interval, intersect
 
@@ -64,6 +68,47 @@ def dtype_interval(dtype: str) -> Interval:
     if t.is_integer or t.is_bool:
         return (t.min_value(), t.max_value())
     return EVERYTHING
+
+
+@functools.cache
+def wraps(dtype: str) -> bool:
+    """Integers of ``dtype`` wrap around on overflow: unsigned, and signed below 32 bits.
+
+    The no-overflow assumption covers signed 32/64-bit index arithmetic only;
+    the other integer types are data that does wrap in practice.
+    """
+    t = dt.DataType(dt.element_of(dtype))
+    return t.is_integer and not (t.is_int and t.bits >= 32)
+
+
+def fits(iv: Interval, dtype: str) -> bool:
+    """Every value of ``iv`` is a value of ``dtype`` (an infinite end never fits 64 bits)."""
+    t = dt.DataType(dt.element_of(dtype))
+    return t.min_value() <= iv[0] and iv[1] <= t.max_value()
+
+
+def wrap_interval(iv: Interval, dtype: str) -> Interval:
+    """The values exact results in ``iv`` take after wrapping into integer ``dtype``.
+
+    Results inside the type stay; results all in one other window of
+    ``2**bits`` values shift back by a multiple of ``2**bits`` (exact);
+    anything else may take every value of the type.
+    """
+    if iv[0] > iv[1] or fits(iv, dtype):
+        return iv
+    t = dt.DataType(dt.element_of(dtype))
+    full = dtype_interval(dtype)
+    if t.bits >= 64 or math.isinf(iv[0]) or math.isinf(iv[1]):
+        return full
+    span = 1 << t.bits
+    k = (iv[0] - full[0]) // span
+    if (iv[1] - full[0]) // span != k:
+        return full
+    return (iv[0] - k * span, iv[1] - k * span)
+
+
+#: The nodes whose exact result may leave their type (Mod/FloorMod results never do).
+_MAY_WRAP = frozenset({Add, Sub, Mul, Div, FloorDiv, Ramp})
 
 
 # ---------------------------------------------------------------- interval arithmetic
@@ -185,7 +230,11 @@ class ConstIntBoundAnalyzer(ExprVisitor):
         hit = self._cache.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1]
-        iv = intersect(self.visit_expr(e), dtype_interval(e.dtype))
+        iv = self.visit_expr(e)
+        if type(e) in _MAY_WRAP and wraps(e.dtype):
+            iv = wrap_interval(iv, e.dtype)
+        else:
+            iv = intersect(iv, dtype_interval(e.dtype))  # no overflow: a value of its type
         if not self._let_bounds:
             if len(self._cache) > 200_000:
                 self._cache.clear()
@@ -194,6 +243,10 @@ class ConstIntBoundAnalyzer(ExprVisitor):
 
     def __call__(self, e: PrimExpr) -> ConstIntBound:
         return ConstIntBound.from_interval(self.interval(e))
+
+    def may_wrap(self, e: PrimExpr) -> bool:
+        """Whether the exact result of node ``e`` (a wrapping type) may leave its type."""
+        return type(e) in _MAY_WRAP and wraps(e.dtype) and not fits(self.visit_expr(e), e.dtype)
 
     def generic_visit(self, e: PrimExpr) -> Interval:
         return dtype_interval(e.dtype)

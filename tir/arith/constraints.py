@@ -4,7 +4,9 @@ Understood: conjunctions (``a && b``), ``var < e``, ``var <= e``, ``var > e``,
 ``var >= e``, ``var == e`` (either side), with ``e``'s bound giving the limit,
 and ``floormod(var, c) == r``. Every integer comparison is also remembered
 as ``d <= 0``, so that a goal ``g <= 0`` follows when ``g - d`` is provably
-at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``).
+at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``). Operands of a
+type that wraps around (``uint8``, ``int16`` ...) are widened to ``int64``
+first: ``uint8(a - b) <= 0`` says nothing about ``a <= b``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .. import dtype as dt
 from .. import op
 from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
 from . import modular_set
+from .const_int_bound import wraps
 from .facts import intersect
 
 
@@ -80,7 +83,10 @@ def as_nonpositive(cond: PrimExpr) -> list[PrimExpr]:
     cls = type(cond)
     if cls not in _LIMITS or not dt.DataType(cond.a.dtype).is_integer:
         return []
-    a, b = cond.a, cond.b
+    operands = _without_wraparound(cond.a, cond.b)
+    if operands is None:
+        return []
+    a, b = operands
     if cls is LT:
         return [op.add(op.sub(a, b), 1)]
     if cls is LE:
@@ -90,6 +96,17 @@ def as_nonpositive(cond: PrimExpr) -> list[PrimExpr]:
     if cls is GE:
         return [op.sub(b, a)]
     return [op.sub(a, b), op.sub(b, a)]
+
+
+def _without_wraparound(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr] | None:
+    """``a`` and ``b`` in a type where ``a - b`` is exact (None for 64-bit unsigned)."""
+    if not wraps(a.dtype):
+        return a, b  # signed 32/64-bit: index arithmetic, assumed not to overflow
+    t = dt.DataType(a.dtype)
+    if t.bits >= 64:
+        return None
+    wide = str(dt.DataType(dt.INT, 64, t.lanes, t.is_scalable))
+    return op.cast(wide, a), op.cast(wide, b)
 
 
 def prove_from_constraints(analyzer: Any, cond: PrimExpr) -> bool:

@@ -3,6 +3,10 @@
 ``coeff == 0`` means the value is exactly ``base``; ``coeff == 1`` says
 nothing. Results are normalized so that ``0 <= base < coeff`` when
 ``coeff > 0``. A vector's set holds for every lane.
+
+A result that may wrap around (unsigned and 8/16-bit integers, see
+``const_int_bound.wraps``) loses a multiple of ``2**bits``: it keeps only
+its residue modulo ``gcd(coeff, 2**bits)``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import attrs
 from .. import dtype as dt
 from ..expr import IntImm, PrimExpr
 from ..functor import ExprVisitor
+from .const_int_bound import wraps
 
 Mod = tuple  # (coeff, base)
 NOTHING: Mod = (1, 0)
@@ -77,6 +82,8 @@ class ModularSetAnalyzer(ExprVisitor):
         if hit is not None and hit[0] is e:
             return hit[1]
         out = self.visit_expr(e)
+        if wraps(e.dtype) and self.bounds.may_wrap(e):
+            out = _wrapped(out, dt.DataType(dt.element_of(e.dtype)))
         if not self._let:
             self._cache[id(e)] = (e, out)
         return out
@@ -170,6 +177,15 @@ class ModularSetAnalyzer(ExprVisitor):
             return self.mod(e.body)
         finally:
             del self._let[e.var]
+
+
+def _wrapped(m: Mod, t: dt.DataType) -> Mod:
+    """``m`` after wrapping into integer type ``t``: values move by multiples of ``2**bits``."""
+    span = 1 << t.bits
+    if m[0] == 0:  # one exact value: wrap it as the machine does
+        v = m[1] % span
+        return (0, v - span if t.is_int and v > t.max_value() else v)
+    return normalize(math.gcd(m[0], span), m[1])
 
 
 def _is_int(dtype: str) -> bool:

@@ -28,6 +28,7 @@ from ..expr import (
     Var,
 )
 from ..functor import ExprMutator, substitute
+from .const_int_bound import wraps
 from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
 from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
@@ -47,12 +48,6 @@ def is_int(e: PrimExpr) -> bool:
     ``a + min(a, b)`` in int8). They get the ring identities only.
     """
     return index_like(e.dtype)
-
-
-@functools.cache
-def _wrapping_int(dtype: str) -> bool:
-    t = dt.DataType(dt.element_of(dtype))
-    return t.is_integer and not index_like(dtype)
 
 
 @functools.cache
@@ -211,7 +206,7 @@ class RewriteSimplifier:
         operand = e.a if isinstance(e, CmpOpNode) else e
         if is_int(operand):
             return RULES
-        if _wrapping_int(operand.dtype):
+        if wraps(operand.dtype):
             return RING_RULES
         return None
 

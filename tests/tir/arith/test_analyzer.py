@@ -189,3 +189,30 @@ def test_loop_scope_knows_the_range_inside_and_forgets_it_after():
     assert not ana.can_prove(i < tir.floordiv(n, 8))
     with ana.loop_scope(i, 0, 4):  # a reused var starts afresh
         assert ana.const_int_bound(i).max_value == 3
+
+
+def test_can_prove_respects_wraparound_of_narrow_and_unsigned_integers():
+    u8, i8 = tir.var("u8", "uint8"), tir.var("i8", "int8")
+    a = arith.Analyzer()
+    c8 = lambda v: tir.const(v, "uint8")  # noqa: E731
+    assert not a.can_prove(u8 + c8(5) >= c8(5))            # u8 = 255: 255 + 5 wraps to 4
+    assert not a.can_prove(u8 - c8(255) <= c8(0))          # u8 = 7: 7 - 255 wraps to 8
+    assert not a.can_prove(i8 - tir.const(100, "int8") <= tir.const(27, "int8"))
+    assert not a.can_prove(tir.const(5, "uint16") <= tir.var("u16", "uint16") + 5)
+    assert a.can_prove(u8 >= c8(0)) and a.can_prove(u8 <= c8(255))
+    small = tir.var("small", "uint8")
+    a.bind(small, tir.Range(c8(0), c8(11)))
+    assert a.can_prove(small + c8(5) >= c8(5))             # at most 15: no wrap
+
+
+def test_can_prove_compares_wrapping_values_not_their_wrapped_difference():
+    a8, b8 = tir.var("a8", "int8"), tir.var("b8", "int8")
+    a = arith.Analyzer()
+    a.bind(a8, tir.Range(tir.const(100, "int8"), tir.const(101, "int8")))
+    a.bind(b8, tir.Range(tir.const(-100, "int8"), tir.const(-99, "int8")))
+    assert not a.can_prove(a8 <= b8)                         # int8(100 - -100) is -56 <= 0
+    assert a.can_prove(a8 > b8)
+    c8, d8, one = tir.var("c8", "int8"), tir.var("d8", "int8"), tir.const(1, "int8")
+    with a.constraint_scope(c8 < d8):   # c8 = -128, d8 = -127: c8 - 1 wraps to 127
+        assert not a.can_prove(c8 - one < d8 - one)
+

@@ -132,3 +132,53 @@ def test_bad_arguments():
         a.bind(tir.const(1), tir.Range(0, 4))
     with pytest.raises(TypeError, match="int32 but the value is int64"):
         a.bind(x, x64)
+
+
+# ---------------------------------------------------------------- wrap-around and overflow
+
+u8, i8, i16 = tir.var("u8", "uint8"), tir.var("i8", "int8"), tir.var("i16", "int16")
+u32, u64 = tir.var("u32", "uint32"), tir.var("u64", "uint64")
+small_u8, small_i8 = tir.var("small_u8", "uint8"), tir.var("small_i8", "int8")
+min_i8 = tir.var("min_i8", "int8")
+
+
+def _c(value, dtype):
+    return tir.const(value, dtype)
+
+
+def wrap_analyzer() -> arith.Analyzer:
+    a = arith.Analyzer()
+    a.bind(small_u8, tir.Range(_c(0, "uint8"), _c(11, "uint8")))          # [0, 10]
+    a.bind(small_i8, tir.Range(_c(20, "int8"), _c(28, "int8")))           # [20, 27]
+    a.bind(min_i8, tir.Range(_c(-128, "int8"), _c(-127, "int8")))         # [-128, -128]
+    return a
+
+
+WRAP_TABLE = [
+    (u8 - _c(255, "uint8"), (0, 255)),      # exact [-255, 0]: wraps onto every uint8
+    (u8 + _c(5, "uint8"), (0, 255)),
+    (u8 * _c(2, "uint8"), (0, 255)),
+    (small_u8 + _c(5, "uint8"), (5, 15)),   # no wrap possible: the exact interval
+    (small_u8 - _c(20, "uint8"), (236, 246)),  # always wraps, by exactly 256
+    (small_u8 - _c(5, "uint8"), (0, 255)),  # wraps for some values only
+    (i8 - _c(100, "int8"), (-128, 127)),
+    (small_i8 + _c(100, "int8"), (120, 127)),
+    (small_i8 + _c(110, "int8"), (-126, -119)),
+    (small_i8 * _c(8, "int8"), (-96, -40)),    # [160, 216] - 256
+    (i8 * _c(2, "int8"), (-128, 127)),
+    (i16 + _c(1, "int16"), (-32768, 32767)),
+    (tir.Div(min_i8, _c(-1, "int8")), (-128, -128)),   # 128 wraps to -128
+    (tir.FloorDiv(min_i8, _c(-1, "int8")), (-128, -128)),
+    (u32 - _c(1, "uint32"), (0, 2**32 - 1)),
+    (u64 - _c(1, "uint64"), (0, POS_INF)),
+    (tir.Ramp(small_u8, _c(100, "uint8"), 4), (0, 255)),  # lane 3 may reach 310
+    (tir.Ramp(small_u8, _c(10, "uint8"), 4), (0, 40)),
+    (tir.Cast("int32", u8 - _c(5, "uint8")), (0, 255)),
+]
+
+
+@pytest.mark.parametrize("e, expected", WRAP_TABLE, ids=[show(e) for e, _ in WRAP_TABLE])
+def test_bound_of_wrapping_arithmetic_covers_the_wrapped_values(e, expected):
+    b = wrap_analyzer().const_int_bound(e)
+    assert (b.min_value, b.max_value) == expected
+

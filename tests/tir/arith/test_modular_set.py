@@ -65,3 +65,23 @@ def test_modular_set_feeds_floordiv_of_ramp():
         e = floordiv(tir.Ramp(z, 1, 4), tir.Broadcast(tir.const(4), 4))
         out = a.simplify(e)
         assert isinstance(out, tir.Broadcast)
+
+
+def test_wrapping_arithmetic_keeps_only_residues_modulo_a_power_of_two():
+    u8, i16 = tir.var("u8", "uint8"), tir.var("i16", "int16")
+    small = tir.var("small", "uint8")
+    a = arith.Analyzer()
+    a.bind(small, tir.Range(tir.const(0, "uint8"), tir.const(10, "uint8")))
+    three, four = tir.const(3, "uint8"), tir.const(4, "uint8")
+    cases = [
+        (u8 * three, (1, 0)),                        # 255 * 3 wraps to 253: not a multiple of 3
+        (u8 * four + tir.const(1, "uint8"), (4, 1)),  # 4 divides 256: the residue survives
+        (small * three, (3, 0)),                     # at most 30: no wrap, the exact set
+        (tir.Add(tir.const(200, "uint8"), tir.const(100, "uint8")), (0, 44)),
+        (tir.Mul(tir.const(200, "int16"), tir.const(200, "int16")), (0, -25536)),
+        (i16 * tir.const(6, "int16"), (2, 0)),
+        (u8 - tir.const(3, "uint8"), (1, 0)),
+    ]
+    for e, expected in cases:
+        m = a.modular_set(e)
+        assert (m.coeff, m.base) == expected, show(e)

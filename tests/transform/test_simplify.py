@@ -138,6 +138,13 @@ def test_branches_that_wraparound_can_flip_are_kept():
     tir.assert_structural_equal(out, kept)
 
 
+def test_comparison_with_int32_min_is_decided_false():
+    i = tir.Var("i", "int32")
+    pick = tir.Select(tir.const(-2**31) >= i, tir.const(1.0), tir.const(0.0))
+    out = _run(_loop(i, 4, tir.BufferStore(A, pick, [i])))
+    tir.assert_structural_equal(out, _loop(i, 4, _store(i, 0.0)))
+
+
 def test_float_floordiv_of_nan_folds_to_nan():
     out = _run(tir.BufferStore(A, tir.FloorDiv(tir.const(float("nan")), tir.const(2.0)), [0]))
     assert isinstance(out.value, tir.FloatImm) and math.isnan(out.value.value)

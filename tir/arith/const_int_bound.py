@@ -5,10 +5,14 @@ per node class. Infinite ends are ``math.inf`` inside and
 ``ConstIntBound.POS_INF`` / ``NEG_INF`` outside. A vector's bound covers all lanes.
 
 Overflow: TIR assumes index arithmetic (signed 32/64-bit) does not overflow,
-so an ``int32`` result is clipped to the ``int32`` range. Other integers
-(unsigned, 8/16-bit) wrap around on the machine: an add, sub, mul or
-division whose exact result may leave the type gets the wrapped values
-instead (``uint8(x - 255)`` is anything in ``[0, 255]``, not ``[0, 0]``).
+so the bound of an ``int32`` add, sub, mul or division is its exact
+interval, not clipped to ``int32``: the analyses also bound expressions the
+program never computes (``a - b`` to decide ``a < b``, terms regrouped by
+the simplifier), whose exact value may leave ``int32``; clipping those
+could prove a false comparison. Other integers (unsigned, 8/16-bit) wrap
+around on the machine: their arithmetic gets the wrapped values
+(``uint8(x - 255)`` is anything in ``[0, 255]``, not ``[0, 0]``). Any
+other node's bound lies within its dtype's range.
 """
 
 from __future__ import annotations
@@ -231,10 +235,10 @@ class ConstIntBoundAnalyzer(ExprVisitor):
         if hit is not None and hit[0] is e:
             return hit[1]
         iv = self.visit_expr(e)
-        if type(e) in _MAY_WRAP and wraps(e.dtype):
+        if type(e) not in _MAY_WRAP:
+            iv = intersect(iv, dtype_interval(e.dtype))
+        elif wraps(e.dtype):
             iv = wrap_interval(iv, e.dtype)
-        else:
-            iv = intersect(iv, dtype_interval(e.dtype))  # no overflow: a value of its type
         if not self._let_bounds:
             if len(self._cache) > 200_000:
                 self._cache.clear()

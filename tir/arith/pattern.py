@@ -49,6 +49,7 @@ from ..expr import (
     Var,
 )
 from ..node import EXPR, EXPRS, child_fields, init_fields, node, replace
+from .const_int_bound import wraps
 
 #: The lane count written in vector patterns; it matches any lane count.
 ANY_LANES = 65521
@@ -234,7 +235,11 @@ def build(t: Any, env: dict) -> PrimExpr:
         return t
     fn = BUILDERS.get(cls)
     if fn is not None:
-        return fn(build(t.a, env), build(t.b, env))
+        a, b = build(t.a, env), build(t.b, env)
+        out = fn(a, b)
+        if type(out) is IntImm and type(a) is IntImm and type(b) is IntImm:
+            _check_exact(cls, a.value, b.value, out)
+        return out
     if cls is Not:
         return op.logical_not(build(t.a, env))
     if cls is Select:
@@ -248,6 +253,30 @@ def build(t: Any, env: dict) -> PrimExpr:
         return op.cast(t.dtype, build(t.value, env))
     changes = {n: build(getattr(t, n), env) for n, k in _shape(cls)[0] if k == EXPR}
     return replace(t, **changes)
+
+
+class ConstantOverflow(Exception):
+    """A rule's constant arithmetic left its type: the rule does not apply."""
+
+
+#: The exact (unbounded) result of folding two integer constants, per node class.
+_EXACT: dict[type, Callable] = {
+    Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
+    FloorDiv: lambda a, b: a // b, Div: lambda a, b: -(-a // b) if (a < 0) != (b < 0) else a // b,
+}
+
+
+def _check_exact(cls: type, a: int, b: int, out: IntImm) -> None:
+    """Raise ``ConstantOverflow`` if ``out`` is a wrapped value of a type assumed not to wrap.
+
+    ``0 - c1`` with ``c1 = INT32_MIN`` folds to ``INT32_MIN``: right modulo
+    ``2**32``, wrong for the no-overflow rules (``j - INT32_MIN`` is not
+    ``j + INT32_MIN``). Types that do wrap get only ring identities, where
+    the wrapped constant is right.
+    """
+    exact = _EXACT.get(cls)
+    if exact is not None and exact(a, b) != out.value and not wraps(out.dtype):
+        raise ConstantOverflow(f"{a} {cls.__name__} {b} overflows {out.dtype}")
 
 
 def _lanes(lanes: Any, env: dict) -> Any:
@@ -303,7 +332,10 @@ class Rule:
         m = Match(env, simplifier)
         if self.when is not None and not self.when(m):
             return None
-        out = self._result(m)
+        try:
+            out = self._result(m)
+        except ConstantOverflow:
+            return None
         if out is None or out.dtype == e.dtype:
             return out
         if type(out) in (IntImm, FloatImm):

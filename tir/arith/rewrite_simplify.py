@@ -10,7 +10,9 @@ see ``intern.py``) until the analyzer's facts change.
 Soundness: integer rules assume index arithmetic does not overflow (as TVM
 does) and serve 32/64-bit signed integers; other integers get the ring
 identities only; float expressions only get exact constant folding and rules
-that do not reassociate (identical Select branches, constant conditions).
+that do not reassociate (identical Select branches, constant conditions). A
+rule whose constant arithmetic overflows a non-wrapping type does not apply
+(``j - INT32_MIN`` is not ``j + INT32_MIN``; see ``pattern.build``).
 """
 
 from __future__ import annotations

@@ -216,3 +216,13 @@ def test_can_prove_compares_wrapping_values_not_their_wrapped_difference():
     with a.constraint_scope(c8 < d8):   # c8 = -128, d8 = -127: c8 - 1 wraps to 127
         assert not a.can_prove(c8 - one < d8 - one)
 
+
+def test_can_prove_is_exact_where_regrouping_int32_terms_leaves_int32():
+    """(x - 2**30) - (y + 2**30) regroups as x - y - 2**31; x - y alone is 2**31 + 100."""
+    a = arith.Analyzer()
+    a.bind(x, tir.Range.from_min_extent(2**30 + 50, 1))
+    a.bind(y, tir.Range.from_min_extent(-2**30 - 50, 1))
+    lhs, rhs = x + tir.const(-2**30), y + tir.const(2**30)   # 50 and -50
+    assert not a.can_prove(lhs < rhs)
+    assert a.can_prove(lhs > rhs)
+    assert_same(a.simplify(lhs < rhs), tir.const(False))

@@ -182,3 +182,12 @@ def test_bound_of_wrapping_arithmetic_covers_the_wrapped_values(e, expected):
     b = wrap_analyzer().const_int_bound(e)
     assert (b.min_value, b.max_value) == expected
 
+
+def test_int32_arithmetic_bound_is_exact_not_clipped():
+    """``a - b`` of two int32 values may leave int32: its bound says so (it decides a < b)."""
+    a = arith.Analyzer()
+    a.bind(i, tir.Range.from_min_extent(2**30 + 50, 1))
+    a.bind(j, tir.Range.from_min_extent(-2**30 - 50, 1))
+    b = a.const_int_bound(i - j)
+    assert (b.min_value, b.max_value) == (2**31 + 100, 2**31 + 100)
+    assert a.const_int_bound(tir.Cast("int32", i - j)).max_value == 2**31 - 1

@@ -7,7 +7,7 @@ import pytest
 import tir
 from tir import arith, floordiv, floormod, max, min, truncdiv, truncmod
 
-from .helpers import assert_same, show
+from .helpers import assert_same, evaluate, show
 
 x, y, z, w = (tir.var(n) for n in "xyzw")
 i, j, k = tir.var("i"), tir.var("j"), tir.var("k")
@@ -284,3 +284,45 @@ def test_symbolic_divisors():
     a.bind(z, tir.Range(0, n))
     assert_same(a.simplify(floordiv(x * n + z, n)), x)
     assert_same(a.simplify(floormod(x * n + z, n)), z)
+
+
+INT32_MIN, INT32_MAX = tir.const(-2**31), tir.const(2**31 - 1)
+INT64_MIN = tir.const(-2**63, "int64")
+j64 = tir.var("j64", "int64")
+
+# Rules move constants across comparisons (x - c < d -> x < d + c) and negate them
+# (x - c -> x + (-c)); where that constant arithmetic overflows, the rule must not fire.
+EXTREME_COMPARISONS = [
+    (INT32_MIN >= j, FALSE),
+    (INT32_MIN > j, FALSE),
+    (j <= INT32_MIN, FALSE),
+    (j < INT32_MIN, FALSE),
+    (tir.EQ(j, INT32_MIN), FALSE),
+    (tir.NE(j, INT32_MIN), TRUE),
+    (j + 1 < INT32_MIN, FALSE),
+    (j - 1 > INT32_MAX, FALSE),
+    (INT32_MIN < j - 5, TRUE),
+    (INT64_MIN >= j64, FALSE),
+    (INT64_MIN > j64, FALSE),
+    (j64 < INT64_MIN, FALSE),
+    (tir.EQ(j64 + 1, INT64_MIN), FALSE),
+]
+
+
+@pytest.mark.parametrize("before, after", EXTREME_COMPARISONS,
+                         ids=[show(e) for e, _ in EXTREME_COMPARISONS])
+def test_comparisons_with_the_extreme_constants(before, after):
+    a = analyzer()
+    a.bind(j64, tir.Range(tir.const(0, "int64"), tir.const(4, "int64")))
+    assert_same(a.simplify(before), after, before)
+
+
+def test_rules_whose_constants_overflow_do_not_fire():
+    a = analyzer()
+    assert_same(a.rewrite_simplify(x - INT32_MIN), tir.Sub(x, INT32_MIN))  # not x + INT32_MIN
+    # x * 2 < INT32_MAX is not x < floordiv(INT32_MAX + 1, 2), with INT32_MAX + 1 wrapping
+    out = a.simplify(x * 2 < INT32_MAX)
+    assert evaluate(out, {x: 0}) == 1, show(out)
+    # INT32_MAX - 1 <= x * 4 is not floordiv(INT32_MAX - 1 + 3, 4) <= x, wrapped
+    out = a.simplify(tir.const(2**31 - 2) <= x * 4)
+    assert evaluate(out, {x: 0}) == 0, show(out)

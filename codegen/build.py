@@ -71,7 +71,9 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
             NumPy reference interpreter instead of LLVM.
 
     Returns:
-        A ``codegen.Module``: ``mod["main"](*arrays)`` runs the code.
+        A ``codegen.Module``: ``mod["main"](*arrays)`` runs the code;
+        ``.remarks`` holds what the pipeline's passes reported (the
+        vectorizer's ``VectorizeRemark`` per vectorized loop).
 
     Raises:
         TypeError: ``mod_or_func`` is neither an IRModule nor a PrimFunc.
@@ -86,7 +88,11 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     if isinstance(target, str) and target.strip() == INTERPRETER:
         from .interpreter import build_interpreter
 
-        return build_interpreter(lower(mod, "llvm"))
+        with transform.collect_remarks() as remarks:
+            lowered = lower(mod, "llvm")
+        result = build_interpreter(lowered)
+        result.remarks = tuple(remarks)
+        return result
     target = Target(target)
     ctx = PassContext.current()
     # Names are part of the key: structural equality ignores them, but the
@@ -96,8 +102,12 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
            _names(mod))
     cached = _CACHE.find(mod, key)
     if cached is not None:
+        transform.remarks.deliver(cached.remarks)  # listeners hear them as if it had run
         return cached
-    result = _compile(lower(mod, target), target, ctx)
+    with transform.collect_remarks() as remarks:
+        lowered = lower(mod, target)
+    result = _compile(lowered, target, ctx)
+    result.remarks = tuple(remarks)
     _CACHE.add(mod, key, result)
     return result
 

@@ -89,6 +89,8 @@ class InterpreterModule:
         self.poison_allocations = poison_allocations
         self.externs = dict(externs or {})
         self.entry_name = "main" if "main" in mod else next(iter(mod.functions), None)
+        #: The remarks of the passes that built it (set by ``codegen.build``).
+        self.remarks: tuple = ()
         self._functions = {
             name: InterpreterFunction(func, name, self) for name, func in mod.functions.items()
         }

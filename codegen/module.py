@@ -123,6 +123,8 @@ class Module:
         self._llvm_ir = llvm_ir
         self._keepalive = keepalive
         self._cache: dict[str, PackedFunction] = {}
+        #: The remarks of the passes that built it (``VectorizeRemark`` per vectorized loop).
+        self.remarks: tuple = ()
 
     @property
     def function_names(self) -> list[str]:

@@ -27,6 +27,7 @@ from .buffer import Buffer, decl_buffer
 from .expr import BufferLoad, IntImm, PrimExpr, SizeVar, StringImm, Var, access_dtype
 from .stmt import (
     Allocate,
+    AssertStmt,
     AttrStmt,
     BufferStore,
     Evaluate,
@@ -204,6 +205,7 @@ class IRBuilder:
         dtype: str | None = None,
         kind: str | ForKind = "serial",
         step: Any = None,
+        annotations: dict | None = None,
     ) -> contextlib.AbstractContextManager:
         """A ``for`` scope over ``[begin, end)``; entering it gives the loop var.
 
@@ -211,11 +213,15 @@ class IRBuilder:
         ``"unroll"``. The loop var's dtype is ``dtype`` or that of
         ``begin``/``end`` (int32 for Python ints). With a ``step``, the loop
         runs ``ceildiv(end - begin, step)`` times over a var ``i`` from 0 and
-        entering gives the expression ``begin + i * step``.
+        entering gives the expression ``begin + i * step``; a symbolic step
+        is asserted positive when the loop is reached. ``annotations``
+        become the loop's ``For.annotations``, e.g.
+        ``{"tir.vectorize.assume_independent": True}`` (no dependence check).
         """
         kind_id = _for_kind(kind)
         begin, end = _loop_bounds(begin, end, dtype, name)
         loop_var = Var(name, begin.dtype)
+        step_check = None
         if step is None or op.is_const_int(step, 1):
             extent = op.sub(end, begin)
             value = loop_var
@@ -225,9 +231,11 @@ class IRBuilder:
             extent = _stepped_extent(begin, end, step, name)
             value = op.add(begin, op.mul(loop_var, step))
             begin = op.const(0, begin.dtype)
+            step_check = _step_check(step, name)
 
         def finish(body: Stmt) -> Stmt:
-            return For(loop_var, begin, extent, kind_id, body)
+            loop = For(loop_var, begin, extent, kind_id, body, annotations)
+            return loop if step_check is None else AssertStmt(*step_check, loop)
 
         return self._scope(value, finish)
 
@@ -380,12 +388,22 @@ def _stepped_extent(begin: PrimExpr, end: PrimExpr, step: PrimExpr, name: str) -
     may not fit the loop var's dtype even when the trip count does.
     """
     if not all(isinstance(e, IntImm) for e in (begin, end, step)):
-        return op.floordiv(op.add(op.sub(end, begin), op.sub(step, 1)), step)
+        # (end - begin - 1) // step + 1: the textbook (end - begin + step - 1) // step
+        # overflows for a large step (0..16 by 2**31 - 1 would run no trip).
+        return op.add(op.floordiv(op.sub(op.sub(end, begin), 1), step), 1)
     trips = -((begin.value - end.value) // step.value)
     error = loop_bounds_error(name, begin.dtype, 0, trips)
     if error is not None:
         raise ValueError(f"for_range {name}: counting the steps, {error}")
     return op.const(trips, begin.dtype)
+
+
+def _step_check(step: PrimExpr, name: str) -> tuple[PrimExpr, str] | None:
+    """The runtime check of a symbolic step: 0 would divide by zero counting the trips."""
+    if isinstance(step, IntImm):
+        return None  # _loop_step checked it
+    message = f"for_range {name}: the step {step} must be positive"
+    return op.greater(step, op.const(0, step.dtype)), message
 
 
 def _loop_step(step: Any, dtype: str, name: str) -> PrimExpr:

@@ -18,6 +18,7 @@ certain; anything they cannot decide counts as a possible dependence.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 
@@ -168,10 +169,32 @@ def may_be_zero(terms: Iterable[Term], delta: Delta) -> bool:
     if low + d_lo > 0 or high + d_hi < 0:  # Banerjee: 0 is out of reach
         return False
     exact = delta.exact
-    if exact is not None and terms:  # GCD: the sum is a multiple of g
-        g = math.gcd(*(abs(t.coeff) for t in terms))
-        return exact % g == 0
-    return True
+    if exact is None or not terms:
+        return True
+    g = math.gcd(*(abs(t.coeff) for t in terms))
+    if exact % g:  # GCD: the sum is a multiple of g
+        return False
+    return _has_solution(terms, exact)
+
+
+#: How many combinations of values ``_has_solution`` tries at most.
+_ENUMERATION_LIMIT = 1 << 14
+
+
+def _has_solution(terms: list[Term], delta: int) -> bool:
+    """Exactly whether ``sum(terms) + delta == 0`` has a solution, by trying every value of
+    all vars but the widest (whose value is then solved for); True when there are too many."""
+    if any(t.lo is None or t.hi is None for t in terms):
+        return True
+    terms = sorted(terms, key=lambda t: t.hi - t.lo)
+    *tried, solved = terms
+    if math.prod(t.hi - t.lo + 1 for t in tried) > _ENUMERATION_LIMIT:
+        return True
+    for values in itertools.product(*(range(t.lo, t.hi + 1) for t in tried)):
+        rest = delta + sum(t.coeff * x for t, x in zip(tried, values))
+        if rest % solved.coeff == 0 and solved.lo <= -rest // solved.coeff <= solved.hi:
+            return True
+    return False
 
 
 def _low(t: Term) -> float:

@@ -72,13 +72,16 @@ class LoopVectorizer(StmtMutator):
         if inner and outcome != SCALARIZED:
             merged = f"merged with the vectorized loop(s) {', '.join(inner)} inside it"
             reason = f"{merged}; {reason}" if reason else merged
+        if _assumes_independence(loop):
+            note = f"dependences not checked ({ASSUME_INDEPENDENT})"
+            reason = f"{reason}; {note}" if reason else note
         self.remarks.insert(slot, self._remark(loop, lanes, outcome, reason))
         return result
 
     def _legality(self, loop: For, lanes: int, body: Stmt) -> Legality:
         """The dependence analysis of ``loop`` (with its inner vectorized loops rewritten),
         unless the loop carries the user's promise that its iterations are independent."""
-        if (loop.annotations or {}).get(ASSUME_INDEPENDENT):
+        if _assumes_independence(loop):
             return Legality()
         return analyze_loop(loop.loop_var, lanes, loop.min, body, self.analyzer)
 
@@ -111,6 +114,11 @@ class LoopVectorizer(StmtMutator):
 
     def _remark(self, loop: For, lanes: int, outcome: str, reason: str) -> VectorizeRemark:
         return VectorizeRemark(self.func_name, loop.loop_var.name, lanes, outcome, reason)
+
+
+def _assumes_independence(loop: For) -> bool:
+    """Whether the user promised that the loop's iterations are independent."""
+    return bool((loop.annotations or {}).get(ASSUME_INDEPENDENT, False))
 
 
 def _outcome(vectorizer: Vectorizer) -> tuple[str, str]:

@@ -8,6 +8,7 @@ happened and name the dependence.
 
 import numpy as np
 import pytest
+from tir.stmt_functor import post_order_visit
 
 import codegen
 import tir
@@ -15,7 +16,6 @@ import transform
 from tir import ir_builder
 from tir.expr import Ramp
 from tir.stmt import Evaluate, For, ForKind, SeqStmt
-from tir.stmt_functor import post_order_visit
 from transform.vectorize.dependence import Delta, Term, affine, may_be_zero
 
 N, VL = 32, 8

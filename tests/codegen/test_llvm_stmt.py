@@ -193,3 +193,47 @@ def test_parallel_task_keeps_buffers_noalias():
     y = np.zeros_like(x)
     mod(x, y)
     np.testing.assert_array_equal(y, 2 * x)
+
+
+STEPPED = textwrap.dedent("""
+    import sys
+    import numpy as np, tir, codegen
+    from tir import ir_builder
+    ib = ir_builder.create(); s = tir.var("s")
+    A = tir.decl_buffer((16,), "int32", name="A"); a = ib.buffer_ptr(A)
+    with ib.for_range(0, 16, name="i", step=s) as i:
+        a[i] = 1
+    lib = codegen.build(tir.PrimFunc([A, s], ib.get()), target=sys.argv[1])
+    for step in (0, -3):
+        try:
+            lib["main"](np.zeros(16, "int32"), step)
+            print("no error")
+        except RuntimeError as err:
+            print("RuntimeError:", err)
+""")
+
+
+@pytest.mark.parametrize("target", ["llvm", "interp"])
+def test_symbolic_step_zero_or_negative_is_a_runtime_error_not_sigfpe(target):
+    # a child process: the trip count's division by zero was a SIGFPE
+    out = subprocess.run([sys.executable, "-c", STEPPED, target], cwd=os.getcwd(),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    message = "RuntimeError: main: assertion failed: for_range i: the step s must be positive"
+    assert out.stdout.splitlines() == [message, message]
+
+
+@pytest.mark.parametrize("target", ["llvm", "interp"])
+@pytest.mark.parametrize("step", [1, 3, 15, 16, 17, 2**31 - 1])
+def test_symbolic_step_visits_range_0_16_step(target, step):
+    ib = ir_builder.create()
+    s = tir.var("s")
+    A = tir.decl_buffer((16,), "int32", name="A")
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, 16, name="i", step=s) as i:
+        a[i] = a[i] + 1
+    x = np.zeros(16, "int32")
+    codegen.build(tir.PrimFunc([A, s], ib.get()), target=target)(x, step)
+    want = np.zeros(16, "int32")
+    want[list(range(0, 16, step))] = 1
+    np.testing.assert_array_equal(x, want)

@@ -327,9 +327,24 @@ def test_for_range_with_symbolic_step():
     ib = ir_builder.create()
     with ib.for_range(0, n, step=s) as value:
         ib.emit(tir.Evaluate(value))
-    loop = ib.get()
-    assert isinstance(loop.extent, tir.FloorDiv) and loop.extent.b is s
+    check = ib.get()
+    # a zero step would divide by zero counting the trips: asserted positive first
+    assert isinstance(check, tir.AssertStmt) and isinstance(check.condition, tir.GT)
+    assert check.condition.a is s
+    assert check.message.value == "for_range i: the step s must be positive"
+    loop = check.body
     assert isinstance(value, tir.Mul) and value.a is loop.loop_var and value.b is s
+
+
+def test_symbolic_step_trip_count_does_not_overflow():
+    """(n - 1) // s + 1 trips: (n + s - 1) // s overflows int32 for s near 2**31."""
+    n, s = tir.var("n"), tir.var("s")
+    ib = ir_builder.create()
+    with ib.for_range(0, n, step=s) as value:
+        ib.emit(tir.Evaluate(value))
+    extent = ib.get().body.extent
+    expected = tir.floordiv(n - 1, s) + 1
+    tir.assert_structural_equal(extent, expected)
 
 
 def test_for_range_step_one_is_plain_loop():

@@ -120,14 +120,17 @@ class Target:
     @property
     def vector_width_bits(self) -> int:
         """The widest fixed-width vector register the target's features allow."""
-        enabled = _enabled_features(self.features)
-        if self.arch in ("x86_64", "i386", "i686"):
-            if "avx512f" in enabled:
-                return 512
-            if "avx" in enabled or "avx2" in enabled or self.mcpu in _AVX_CPUS:
-                return 256
+        if self.arch not in ("x86_64", "i386", "i686"):
             return 128
-        return 128
+        if self.options.get("mcpu", "native") != "native":
+            # An explicit CPU brings features its name does not spell: ask LLVM.
+            from .llvm.subtarget import vector_width_bits
+
+            return vector_width_bits(self) or 128
+        enabled = _enabled_features(self.features)
+        if "avx512f" in enabled:
+            return 512
+        return 256 if "avx" in enabled else 128
 
     @property
     def has_sve(self) -> bool:
@@ -151,13 +154,6 @@ class Target:
         """The ``-opt-level`` option, if given."""
         value = self.options.get("opt-level")
         return None if value is None else int(value)
-
-
-# A few CPU names we can recognise without asking LLVM (for an explicit -mcpu).
-_AVX_CPUS = frozenset(
-    ["sandybridge", "ivybridge", "haswell", "broadwell", "skylake", "alderlake",
-     "znver1", "znver2", "znver3", "znver4"]
-)
 
 
 def _parse(text: str) -> tuple[str, dict[str, str]]:

@@ -22,35 +22,46 @@ import sys
 
 from ..target import Target
 
-#: The child: LLVM's tables for ``argv[1]`` on stderr, then code for ``argv[2:4]``.
-_PROBE = """
-import sys
+#: The child: LLVM's tables for ``argv[1]`` on stderr, then code for ``argv[2:4]``; on
+#: x86, it prints the widest vector register LLVM uses for a 512-bit add.
+_PROBE = r"""
+import re, sys
 import llvmlite.binding as llvm
 llvm.initialize_all_targets()
 llvm.initialize_all_asmprinters()
-triple, cpu, features = sys.argv[1:4]
+triple, cpu, features, end = sys.argv[1:5]
 target = llvm.Target.from_triple(triple)
 target.create_target_machine(cpu="help")
-sys.stderr.write("\\n{end}\\n")
+sys.stderr.write("\n" + end + "\n")
 sys.stderr.flush()
 if cpu:
-    module = llvm.parse_assembly("define i64 @f(i64 %a) {{ %b = mul i64 %a, %a  ret i64 %b }}")
-    target.create_target_machine(cpu=cpu, features=features).emit_assembly(module)
+    machine = target.create_target_machine(cpu=cpu, features=features)
+    machine.emit_assembly(llvm.parse_assembly("define i64 @f(i64 %a) { ret i64 %a }"))
+    if re.match(r"(x86_64|i.86)-", triple):
+        asm = machine.emit_assembly(llvm.parse_assembly(
+            'define void @v(ptr %p) "min-legal-vector-width"="512" {\n'
+            "  %a = load <16 x float>, ptr %p, align 4\n"
+            "  %b = fadd <16 x float> %a, %a\n"
+            "  store <16 x float> %b, ptr %p, align 4\n"
+            "  ret void\n}\n"))
+        print(next(r for r in ("zmm", "ymm", "xmm") if "%" + r in asm))
 """
 _END_OF_TABLES = "--- end of LLVM's tables ---"
+_REGISTER_BITS = {"zmm": 512, "ymm": 256, "xmm": 128}
 
 
 class _Probe:
-    """What the child reported: LLVM's CPU and feature names, and any fatal error."""
+    """What the child reported: CPU and feature names, a fatal error, vector register bits."""
 
-    def __init__(self, cpus: tuple[str, ...], features: tuple[str, ...], fatal: str):
+    def __init__(self, cpus: tuple[str, ...], features: tuple[str, ...], fatal: str,
+                 vector_bits: int | None):
         self.cpus, self.features, self.fatal = cpus, features, fatal
+        self.vector_bits = vector_bits
 
 
 @functools.cache
 def _probe(triple: str, cpu: str = "", features: str = "") -> _Probe:
-    code = _PROBE.format(end=_END_OF_TABLES)
-    out = subprocess.run([sys.executable, "-c", code, triple, cpu, features],
+    out = subprocess.run([sys.executable, "-c", _PROBE, triple, cpu, features, _END_OF_TABLES],
                          capture_output=True, text=True, timeout=120)
     tables, found, after = out.stderr.partition(_END_OF_TABLES)
     if not found:
@@ -60,7 +71,8 @@ def _probe(triple: str, cpu: str = "", features: str = "") -> _Probe:
         )
     cpus_text, _, features_text = tables.partition("Available features for this target:")
     fatal = "" if out.returncode == 0 else _last_error(after, out.returncode)
-    return _Probe(_names(cpus_text), _names(features_text), fatal)
+    bits = None if fatal else _REGISTER_BITS.get(out.stdout.strip())
+    return _Probe(_names(cpus_text), _names(features_text), fatal, bits)
 
 
 def _names(table: str) -> tuple[str, ...]:
@@ -83,6 +95,12 @@ def known_cpus(triple: str) -> tuple[str, ...]:
 def known_features(triple: str) -> tuple[str, ...]:
     """The feature names (without ``+``/``-``) LLVM knows for ``triple``."""
     return _probe(triple).features
+
+
+def vector_width_bits(target: Target) -> int | None:
+    """The widest vector register LLVM uses for ``target``'s CPU and features (x86 only)."""
+    check(target)
+    return _probe(target.triple, target.mcpu, target.features).vector_bits
 
 
 def check(target: Target) -> None:

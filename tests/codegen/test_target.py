@@ -19,17 +19,40 @@ def test_llvm_means_the_host_cpu_with_its_features():
     t = Target("llvm")
     assert t.is_host and t.mcpu == llvm.get_host_cpu_name()
     assert t.triple == llvm.get_process_triple()
-    assert "+avx2" in t.features.split(",")  # this machine has AVX2
-    assert t.vector_width_bits == 256
+    assert t.features == llvm.get_host_cpu_features().flatten()
     assert Target("llvm -mcpu=native").mcpu == t.mcpu
+
+
+def test_host_vector_width_follows_the_host_features():
+    t = Target("llvm")
+    host = set(t.features.split(","))
+    if t.arch != "x86_64":
+        assert t.vector_width_bits == 128
+    elif "+avx512f" in host:
+        assert t.vector_width_bits == 512
+    else:
+        assert t.vector_width_bits == (256 if "+avx" in host else 128)
 
 
 def test_explicit_cpu_and_features():
     t = Target("llvm -mcpu=skylake -mattr=+avx2,+fma")
     assert t.mcpu == "skylake" and t.mattr == ("+avx2", "+fma")
     assert t.features == "+avx2,+fma"  # no host features for an explicit CPU
-    assert t.vector_width_bits == 256
-    assert Target("llvm -mcpu=x86-64").vector_width_bits == 128
+
+
+@pytest.mark.parametrize("target, bits", [
+    ("llvm -mcpu=x86-64", 128),
+    ("llvm -mcpu=x86-64 -mattr=+avx2", 256),
+    ("llvm -mcpu=skylake", 256),
+    ("llvm -mcpu=x86-64-v3", 256),
+    ("llvm -mcpu=skylake-avx512", 512),
+    ("llvm -mcpu=znver4", 512),
+    ("llvm -mcpu=znver4 -mattr=-avx512f", 256),
+    ("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", 128),
+])
+def test_explicit_cpu_vector_width_comes_from_llvm(target, bits):
+    """The CPU's name implies its features: LLVM's widest register for a 512-bit add."""
+    assert Target(target).vector_width_bits == bits
 
 
 def test_cross_target():
@@ -82,9 +105,10 @@ def test_unknown_triple_fails_when_compiling():
 
 
 def test_features_the_host_lacks_are_reported():
-    assert Target("llvm -mattr=+avx2").missing_host_features == ()  # this machine has AVX2
     host = Target("llvm").features.split(",")
-    absent = next(f for f in ("avx512f", "amx-tile", "avx10.2") if f"+{f}" not in host)
+    present = next(f for f in host if f.startswith("+"))
+    assert Target(f"llvm -mattr={present}").missing_host_features == ()
+    absent = next(f[1:] for f in host if f.startswith("-"))
     assert Target(f"llvm -mattr=+{absent},-avx2").missing_host_features == (f"+{absent}",)
     assert Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve").missing_host_features == ()
 

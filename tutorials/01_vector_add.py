@@ -6,8 +6,9 @@ This is tirlite end to end, in the order a compiler sees it:
    ``kind="vectorize"``;
 2. run the ``VectorizeLoop`` pass and see the loop turn into vector
    operations on ``Ramp`` indices;
-3. compile with ``codegen.build`` and read the LLVM IR: 8-lane float
-   vectors (``<8 x float>``), one AVX2 register each;
+3. compile with ``codegen.build`` and read the LLVM IR: float vectors as
+   wide as this machine's vector registers (``<8 x float>`` for AVX2's 256
+   bits, ``<16 x float>`` for AVX-512), one register each;
 4. call the compiled function on NumPy arrays and check it against NumPy.
 
 Run it with ``bash scripts/demo.sh`` (or ``python tutorials/01_vector_add.py``).
@@ -20,7 +21,8 @@ import tir
 import transform
 from tir import ir_builder
 
-LANES = 8  # 8 float32 lanes fill one 256-bit AVX2 register
+HOST = codegen.Target("llvm")  # this machine's CPU and features, as LLVM sees them
+LANES = HOST.vector_width_bits // 32  # float32 lanes filling one of its vector registers
 
 
 def build_vector_add(lanes: int = LANES) -> tir.PrimFunc:
@@ -41,9 +43,18 @@ def build_vector_add(lanes: int = LANES) -> tir.PrimFunc:
 
 
 def vector_lines(llvm_ir: str, limit: int = 12) -> list[str]:
-    """The lines of the main function that work on 8-lane vectors."""
+    """The lines of the main function that work on ``LANES``-lane vectors."""
     body = llvm_ir[llvm_ir.index("define") :]
     return [line.strip() for line in body.splitlines() if f"<{LANES} x float>" in line][:limit]
+
+
+def vector_unit(target: codegen.Target) -> str:
+    """The name of the vector instruction set the target's widest registers belong to."""
+    features = target.features.split(",")
+    for name, feature in (("AVX-512", "+avx512f"), ("AVX2", "+avx2"), ("AVX", "+avx")):
+        if feature in features:
+            return name
+    return {"x86_64": "SSE", "aarch64": "NEON"}.get(target.arch, target.arch)
 
 
 def main() -> None:
@@ -55,7 +66,7 @@ def main() -> None:
     # The pass returns IR only; what it did and why comes beside it, as remarks.
     with transform.collect_remarks() as remarks:
         vectorized = transform.VectorizeLoop()(mod)
-    print("=== after VectorizeLoop: j became the index vector 0:8 ===")
+    print(f"=== after VectorizeLoop: j became the index vector 0:{LANES} ===")
     print(vectorized["main"])
     for remark in remarks:
         print("remark:", remark)
@@ -63,10 +74,11 @@ def main() -> None:
 
     lib = codegen.build(mod, target="llvm")
     ll = lib.get_source("ll")
-    print(f"=== LLVM IR (the lines on <{LANES} x float>) ===")
+    print(f"=== LLVM IR for {HOST.mcpu} ({vector_unit(HOST)}, {HOST.vector_width_bits}-bit "
+          f"registers): the lines on <{LANES} x float> ===")
     lines = vector_lines(ll)
     print("\n".join(lines))
-    assert lines, "expected 8-lane float vector operations in the LLVM IR"
+    assert lines, f"expected {LANES}-lane float vector operations in the LLVM IR"
 
     rng = np.random.default_rng(0)
     n = 1000

@@ -1,6 +1,7 @@
 """Statement codegen: loops of every kind, branches, while, let, assert, parallel loops."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -188,7 +189,7 @@ def test_parallel_task_keeps_buffers_noalias():
             b[i, j] = a[i, j] * 2.0
     mod = codegen.build(tir.PrimFunc([A, B], ib.get()))
     ll = mod.get_source("ll")
-    assert "<8 x float>" in ll and "diff.check" not in ll and "memcheck" not in ll
+    assert re.search(r"<\d+ x float>", ll) and "diff.check" not in ll and "memcheck" not in ll
     x = np.arange(3 * 37, dtype="float32").reshape(3, 37)
     y = np.zeros_like(x)
     mod(x, y)

@@ -192,7 +192,7 @@ def test_bad_inputs_raise_and_never_crash():
 
 def test_code_using_features_the_cpu_lacks_is_not_run():
     host = codegen.Target("llvm").features.split(",")
-    absent = next(f for f in ("avx512f", "amx-tile", "avx10.2") if f"+{f}" not in host)
+    absent = next(f[1:] for f in host if f.startswith("-"))  # a feature LLVM says it lacks
     mod = codegen.build(scale_kernel(), target=f"llvm -mattr=+{absent}")
     with pytest.raises(RuntimeError, match=rf"uses \+{absent}, which this CPU lacks"):
         mod["main"]

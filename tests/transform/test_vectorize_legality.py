@@ -484,7 +484,7 @@ def test_affine_forms():
     assert form.coeff(v) == 2 and str(form.rest) == "io * 8 * 2 - 3"
     assert affine(tir.floordiv(v, 2), {id(v)}) is None
     ramp = affine(Ramp(io * 4, 1, 4), {id(v)})
-    assert ramp.lane_terms == ((1, 4),) and ramp.coeff(v) == 0
+    assert ramp.free_terms == ((1, 0, 3),) and ramp.coeff(v) == 0
     wide = affine(tir.Cast("int64", v + 1), {id(v)})
     assert wide.coeff(v) == 1
     assert affine(tir.Cast("int8", v), {id(v)}) is None  # narrowing may wrap

@@ -85,17 +85,26 @@ class Access:
 
 @attrs.frozen
 class LoopRange:
-    """An inner serial loop's var and the bounds of its values (``None``: unbounded)."""
+    """An inner serial loop and the values its var takes (``None``: unbounded).
+
+    When the loop's start does not change during the vectorized loop
+    (``start`` is set), its var is ``start + r`` with ``r`` in ``[lo, hi]``
+    (``lo`` is 0): the dependence tests then compare offsets from the start,
+    which stay bounded when the start itself is symbolic. Otherwise ``[lo, hi]``
+    bounds the var itself.
+    """
 
     loop: For
     lo: int | None
     hi: int | None
+    start: PrimExpr | None = None
 
 
 class AccessCollector(StmtExprVisitor):
-    """Collects the accesses of one loop body (``collect``), with their positions."""
+    """Collects the accesses of the body of the loop over ``var`` (``collect``), with positions."""
 
-    def __init__(self, analyzer: Analyzer):
+    def __init__(self, var: Var, analyzer: Analyzer):
+        self.var = var
         self.analyzer = analyzer
         self.accesses: list[Access] = []
         #: Why the body cannot be analyzed (a ``while`` loop), or None.
@@ -181,8 +190,7 @@ class AccessCollector(StmtExprVisitor):
 
     def visit_for(self, node: For) -> None:
         self.reads(node, 0, node.min, node.extent)
-        lo, hi = self._bounds(node)
-        self._loops.append(LoopRange(node, lo, hi))
+        self._loops.append(self._range(node))
         try:
             with self.at(node, 1), self.at(node, LOOP), self.analyzer.loop_scope(
                     node.loop_var, node.min, node.extent):
@@ -190,11 +198,23 @@ class AccessCollector(StmtExprVisitor):
         finally:
             self._loops.pop()
 
-    def _bounds(self, node: For) -> tuple[int | None, int | None]:
-        """The smallest and largest value the loop var of ``node`` can take."""
+    def _range(self, node: For) -> LoopRange:
+        """The values the loop var of ``node`` takes, as offsets from a fixed start if it can."""
+        start = substitute(node.min, self._let_value) if self._lets else node.min
+        if not self._varies(start):
+            longest = _finite(self.analyzer.const_int_bound(node.extent).max_value)
+            return LoopRange(node, 0, None if longest is None else longest - 1, start)
         first = self.analyzer.const_int_bound(node.min).min_value
         last = self.analyzer.const_int_bound(node.min + node.extent - 1).max_value
-        return _finite(first), _finite(last)
+        return LoopRange(node, _finite(first), _finite(last))
+
+    def _varies(self, e: PrimExpr) -> bool:
+        """Whether ``e`` may change during the loop: it uses a loop var or loads memory."""
+        changing = {id(self.var)} | {id(r.loop.loop_var) for r in self._loops}
+        found = []
+        post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) or (
+            isinstance(n, Var) and id(n) in changing) else None)
+        return bool(found)
 
     def visit_while(self, node: While) -> None:
         self.unanalyzable = "a while loop"

@@ -1,42 +1,50 @@
 """Dependence tests: can two accesses touch the same element under given constraints?
 
 An index is split into an *affine form* over the loop vars,
-``sum(coeff * var) + sum(stride * lane) + rest``: integer coefficients, the
-lanes of vector indices (``Ramp(base, stride, n)`` contributes ``stride * t``
-for some ``t`` in ``[0, n)``), and a ``rest`` that does not depend on any loop
-var. Two accesses touch the same element when, in every dimension, the
-difference of their indices is zero. With the vars of the two accesses as
-unknowns in known ranges, that difference is a linear equation
+``sum(coeff * var) + sum(free terms) + rest``: integer coefficients, a
+``rest`` that does not depend on any loop var, and *free terms*
+``coeff * t`` whose ``t`` takes any value in a range, on its own for each
+access: the lanes of a vector index (``Ramp(base, stride, n)`` contributes
+``stride * t`` with ``t`` in ``[0, n)``) and the parts that are not affine
+but bounded (``floormod(e, 8)`` is some ``t`` in ``[0, 8)``). Two accesses
+touch the same element when, in every dimension, the difference of their
+indices is zero. With the vars of the two accesses as unknowns in known
+ranges, that difference is a linear equation
 
     sum(c_k * x_k) + delta = 0,   x_k in [lo_k, hi_k]
 
 which has no solution when ``0`` lies outside the range of the left side
-(Banerjee's bounds test) or when ``gcd(c_k)`` does not divide ``delta``
-(the GCD test). Both tests only ever answer "no solution" when that is
-certain; anything they cannot decide counts as a possible dependence.
+(Banerjee's bounds test), when ``gcd(c_k)`` does not divide ``delta`` (the
+GCD test), or, for small bounded ranges, when no combination of values
+solves it. The tests only ever answer "no solution" when that is certain;
+anything they cannot decide counts as a possible dependence.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
+from tir import dtype as dt
 from tir import op
 from tir.expr import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, Ramp, Sub, Var
 from tir.functor import post_order_visit
 
 from .lanes import lanes
 
+#: The bounds of a scalar int expression, or None when it is unbounded.
+Bounder = Callable[[PrimExpr], "tuple[int, int] | None"]
+
 
 @attrs.frozen
 class Affine:
-    """``sum(coeffs[id(var)] * var) + sum(stride * t_k, t_k in [0, n_k)) + rest``."""
+    """``sum(coeffs[id(var)] * var) + sum(c * t, t in [lo, hi] for free_terms) + rest``."""
 
     coeffs: dict
-    lane_terms: tuple  # (stride, n) per vector lane dimension
+    free_terms: tuple  # (c, lo, hi): vector lanes and bounded non-affine parts
     rest: PrimExpr
 
     def coeff(self, var: Var) -> int:
@@ -44,45 +52,65 @@ class Affine:
         return self.coeffs.get(id(var), 0)
 
 
-def affine(e: PrimExpr, loop_vars: set[int]) -> Affine | None:
-    """The affine form of index ``e`` over the vars whose ids are in ``loop_vars``, or None."""
+def affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None = None) -> Affine | None:
+    """The affine form of index ``e`` over the vars whose ids are in ``loop_vars``, or None.
+
+    ``bound`` gives the range of a part that is not affine in the loop vars
+    (it becomes a free term); without it, or when unbounded, the form is None.
+    """
+    form = _affine(e, loop_vars, bound)
+    if form is None and bound is not None:
+        return _free(e, bound)
+    return form
+
+
+def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
     if lanes(e) == 1 and not _mentions(e, loop_vars):
         return Affine({}, (), e)
     if isinstance(e, Var):
         return Affine({id(e): 1}, (), op.const(0, e.dtype)) if id(e) in loop_vars else None
     if isinstance(e, (Add, Sub)):
-        a, b = affine(e.a, loop_vars), affine(e.b, loop_vars)
+        a, b = affine(e.a, loop_vars, bound), affine(e.b, loop_vars, bound)
         if a is None or b is None:
             return None
         return _combine(a, b, 1 if isinstance(e, Add) else -1)
     if isinstance(e, Mul):
-        return _scaled(e, loop_vars)
+        return _scaled(e, loop_vars, bound)
     if isinstance(e, Ramp):
-        return _ramp(e, loop_vars)
+        return _ramp(e, loop_vars, bound)
     if isinstance(e, Broadcast):
-        return affine(e.value, loop_vars)
+        return affine(e.value, loop_vars, bound)
     if isinstance(e, Cast) and _widening_int_cast(e):
-        return affine(e.value, loop_vars)
+        return affine(e.value, loop_vars, bound)
     return None
 
 
-def _scaled(e: Mul, loop_vars: set[int]) -> Affine | None:
+def _free(e: PrimExpr, bound: Bounder) -> Affine | None:
+    """A bounded part that is not affine (in any lane): one free term over its range."""
+    element = dt.element_of(str(e.dtype))
+    if not element.startswith(("int", "uint")):
+        return None
+    limits = bound(e)
+    return None if limits is None else Affine({}, ((1, *limits),), op.const(0, element))
+
+
+def _scaled(e: Mul, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
     """``c * x`` or ``x * c`` with a constant ``c``: the form of ``x`` scaled by ``c``."""
     const, other = _int_const(e.b), e.a
     if const is None:
         const, other = _int_const(e.a), e.b
-    inner = None if const is None else affine(other, loop_vars)
+    inner = None if const is None else affine(other, loop_vars, bound)
     return None if inner is None else _combine(_zero_like(inner), inner, const)
 
 
-def _ramp(e: Ramp, loop_vars: set[int]) -> Affine | None:
+def _ramp(e: Ramp, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
     stride = _int_const(e.stride)
     if stride is None or not isinstance(e.lanes, int):
         return None
-    base = affine(e.base, loop_vars)
+    base = affine(e.base, loop_vars, bound)
     if base is None:
         return None
-    return Affine(base.coeffs, base.lane_terms + ((stride, e.lanes),), base.rest)
+    return Affine(base.coeffs, base.free_terms + ((stride, 0, e.lanes - 1),), base.rest)
 
 
 def _combine(a: Affine, b: Affine, scale: int) -> Affine:
@@ -90,15 +118,15 @@ def _combine(a: Affine, b: Affine, scale: int) -> Affine:
     coeffs = dict(a.coeffs)
     for key, c in b.coeffs.items():
         coeffs[key] = coeffs.get(key, 0) + scale * c
-    lane_terms = a.lane_terms + tuple((s * scale, n) for s, n in b.lane_terms)
-    return Affine(coeffs, lane_terms, _add(a.rest, b.rest, scale))
+    free = a.free_terms + tuple((c * scale, lo, hi) for c, lo, hi in b.free_terms)
+    return Affine(coeffs, free, add_scaled(a.rest, b.rest, scale))
 
 
 def _zero_like(form: Affine) -> Affine:
     return Affine({}, (), op.const(0, form.rest.dtype))
 
 
-def _add(a: PrimExpr, b: PrimExpr, scale: int) -> PrimExpr:
+def add_scaled(a: PrimExpr, b: PrimExpr, scale: int) -> PrimExpr:
     """``a + scale * b``, both scalars, in the wider of their int types."""
     if a.dtype != b.dtype:
         wide = "int64"

@@ -39,7 +39,7 @@ from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
 from .accesses import LOOP, Access, AccessCollector, LoopRange, shown
-from .dependence import Affine, Delta, Term, affine, may_be_zero
+from .dependence import Affine, Delta, Term, add_scaled, affine, may_be_zero
 
 #: The loop annotation that skips the analysis: the user asserts the iterations are independent.
 ASSUME_INDEPENDENT = "tir.vectorize.assume_independent"
@@ -72,6 +72,9 @@ class Dependence:
         if self.distance is None and _gathered(a, b):
             return (f"{sa} and {sb} may be the same element in different iterations "
                     "(the index depends on data)")
+        if self.carried and a.is_write and b.is_write:
+            return (f"{sb} and {sa} write the same element in every iteration; vector code "
+                    "would change which write comes last")
         if self.carried:
             return (f"{sb} is read and written by every iteration "
                     "(a value carried from one iteration to the next)")
@@ -117,7 +120,7 @@ def analyze_loop(var: Var, lanes: int, min_: PrimExpr, body: Stmt,
 
     ``analyzer`` knows the ranges of the enclosing loops (and of ``var``).
     """
-    collector = AccessCollector(analyzer)
+    collector = AccessCollector(var, analyzer)
     accesses = collector.collect(body)
     if collector.unanalyzable:  # the vectorizer refuses such bodies with its own error
         return Legality()
@@ -173,6 +176,8 @@ class _Pairs:
 
     def reversed(self, first: Access, second: Access) -> Dependence | None:
         """The dependence if vector code may run ``second`` before ``first``, else None."""
+        if first is second and self._fixed_element(first):
+            return None  # one store to one element: the last instance is the same in any order
         shared, order, common = _divergence(first, second)
         cases = [(list(shared[:m]), shared[m], None) for m in range(len(shared))]
         if order is not None and order < 0:  # second sits earlier in the same iteration
@@ -185,6 +190,13 @@ class _Pairs:
                 return Dependence(first, second, distance, unit, carried)
         return None
 
+    def _fixed_element(self, access: Access) -> bool:
+        """Whether the access touches one element throughout the loop (no loop var in it)."""
+        loop_vars = {id(self.var)} | {id(r.loop.loop_var) for r in access.loops}
+        return access.indices is not None and all(
+            (form := self._form(i, loop_vars)) is not None and not form.coeffs
+            and not form.free_terms and self._stable(form.rest) for i in access.indices)
+
     def _uniform(self, access: Access) -> bool:
         """Whether the access touches the same elements in every iteration (lane)."""
         if access.indices is None:
@@ -192,7 +204,7 @@ class _Pairs:
         loop_vars = {id(self.var)}
         for index in access.indices:
             form = self._form(index, loop_vars)
-            if form is None or form.coeff(self.var) or form.lane_terms:
+            if form is None or form.coeff(self.var) or form.free_terms:
                 return False
         return True
 
@@ -211,9 +223,10 @@ class _Pairs:
             equation = self._equation(a, b, ia, ib, equal, later)
             if equation is None:
                 continue  # unknown in this dimension: it may match
-            terms, delta, d_coeff = equation
-            if not may_be_zero(terms, delta):
+            alternatives, delta, d_coeff = equation
+            if not all(may_be_zero(terms, delta) for terms in alternatives):
                 return False, None
+            terms = alternatives[0]
             distance = distance if distance is not None else _fixed_distance(terms, delta,
                                                                               d_coeff)
         return True, distance
@@ -225,34 +238,42 @@ class _Pairs:
         fa, fb = self._form(ia, loop_vars), self._form(ib, loop_vars)
         if fa is None or fb is None:
             return None
-        delta = self._delta(fa, fb)
+        delta = self._delta(_plus_starts(fa, a.loops), _plus_starts(fb, b.loops))
         if delta is None:
             return None
         ca, cb = fa.coeff(self.var), fb.coeff(self.var)
-        # lane v = min + u, u in [0, L-2]; b's lane is v + d, d in [1, L-1]
-        terms = [Term(ca - cb, 0, self.lanes - 2), Term(-cb, 1, self.lanes - 1)]
-        terms += _loop_terms(fa, fb, a.loops, b.loops, equal, later)
-        terms += [Term(s, 0, n - 1) for s, n in fa.lane_terms]
-        terms += [Term(-s, 0, n - 1) for s, n in fb.lane_terms]
-        if ca != cb:
+        others = _loop_terms(fa, fb, a.loops, b.loops, equal, later)
+        others += [Term(c, lo, hi) for c, lo, hi in fa.free_terms]
+        others += [Term(-c, lo, hi) for c, lo, hi in fb.free_terms]
+        last = self.lanes - 1
+        # a's lane is min + u, u in [0, L-2]; b's lane is min + u + d, d in [1, L-1]
+        alternatives = [[Term(ca - cb, 0, last - 1), Term(-cb, 1, last)] + others]
+        if ca != cb:  # also as two lanes u_a < u_b: each form may be the tighter one
+            alternatives.append([Term(ca, 0, last - 1), Term(-cb, 1, last)] + others)
             delta = self._shift(delta, ca - cb)
-        return terms, delta, -cb
+        return alternatives, delta, -cb
 
     def _form(self, index: PrimExpr, loop_vars: set[int]) -> Affine | None:
         key = (id(index), frozenset(loop_vars))
         if key not in self._forms:
             form = affine(index, loop_vars)
             if form is None:  # e.g. (v + 8 * io) // 8, which the loop ranges reduce to io
-                form = affine(self.analyzer.simplify(index), loop_vars)
+                form = affine(self.analyzer.simplify(index), loop_vars, self._bounds)
             self._forms[key] = form
         return self._forms[key]
 
-    def _delta(self, fa: Affine, fb: Affine) -> Delta | None:
+    def _bounds(self, e: PrimExpr) -> tuple[int, int] | None:
+        """The range of a part of an index that is not affine, when it is bounded."""
+        bound = self.analyzer.const_int_bound(e)
+        lo, hi = _finite(bound.min_value), _finite(bound.max_value)
+        return None if lo is None or hi is None else (lo, hi)
+
+    def _delta(self, rest_a: PrimExpr, rest_b: PrimExpr) -> Delta | None:
         """The bounds of ``rest_a - rest_b``; None when a rest reads memory the loop writes."""
-        key = (id(fa.rest), id(fb.rest))
-        if key not in self._deltas:
-            self._deltas[key] = self._bound(fa.rest, fb.rest)
-        return self._deltas[key]
+        key = (id(rest_a), id(rest_b))
+        if key not in self._deltas:  # (the entry keeps both alive: their ids stay theirs)
+            self._deltas[key] = (rest_a, rest_b, self._bound(rest_a, rest_b))
+        return self._deltas[key][2]
 
     def _bound(self, rest_a: PrimExpr, rest_b: PrimExpr) -> Delta | None:
         if not (self._stable(rest_a) and self._stable(rest_b)):
@@ -282,6 +303,16 @@ class _Pairs:
 
         post_order_visit(e, check)
         return not found
+
+
+def _plus_starts(form: Affine, loops: tuple) -> PrimExpr:
+    """The rest of ``form`` once each loop var with a fixed start is ``start + offset``."""
+    rest = form.rest
+    for r in loops:
+        c = form.coeff(r.loop.loop_var)
+        if c and r.start is not None:
+            rest = add_scaled(rest, r.start, c)
+    return rest
 
 
 def _loop_terms(fa: Affine, fb: Affine, loops_a: tuple, loops_b: tuple,

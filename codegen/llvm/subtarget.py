@@ -9,8 +9,9 @@ support it!`` -- no Python exception, the caller's process is gone.
 llvmlite does not expose LLVM's CPU and feature tables, and LLVM only prints
 them (``-mcpu=help``, once per process) to stderr. So a short child process
 prints them for the triple, then generates code for a trivial function with
-the requested CPU and features: if LLVM aborts, only the child dies. Both
-results are cached per process.
+the requested CPU and features: if LLVM aborts, only the child dies. On x86
+it also reports the widest vector register the CPU's code uses (an explicit
+CPU's features are not in its name). The results are cached per process.
 """
 
 from __future__ import annotations

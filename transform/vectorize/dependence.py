@@ -31,7 +31,7 @@ import attrs
 from tir import dtype as dt
 from tir import op
 from tir.expr import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, Ramp, Sub, Var
-from tir.functor import post_order_visit
+from tir.functor import ExprVisitor
 
 from .lanes import lanes
 
@@ -65,10 +65,11 @@ def affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None = None) -> Af
 
 
 def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
-    if lanes(e) == 1 and not _mentions(e, loop_vars):
-        return Affine({}, (), e)
     if isinstance(e, Var):
-        return Affine({id(e): 1}, (), op.const(0, e.dtype)) if id(e) in loop_vars else None
+        return Affine({id(e): 1}, (), op.const(0, e.dtype)) if id(e) in loop_vars else Affine(
+            {}, (), e)
+    if isinstance(e, IntImm):
+        return Affine({}, (), e)
     if isinstance(e, (Add, Sub)):
         a, b = affine(e.a, loop_vars, bound), affine(e.b, loop_vars, bound)
         if a is None or b is None:
@@ -82,6 +83,36 @@ def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine |
         return affine(e.value, loop_vars, bound)
     if isinstance(e, Cast) and _widening_int_cast(e):
         return affine(e.value, loop_vars, bound)
+    if lanes(e) == 1 and not _mentions(e, loop_vars):
+        return Affine({}, (), e)
+    return None
+
+
+def linear_in_vars(e: PrimExpr) -> tuple[dict, int] | None:
+    """``e`` as ``sum(c * var) + const`` over its vars (``{id(var): c}``, const), or None."""
+    if isinstance(e, IntImm):
+        return {}, e.value
+    if isinstance(e, Var):
+        return {id(e): 1}, 0
+    if isinstance(e, Cast) and _widening_int_cast(e):
+        return linear_in_vars(e.value)
+    if isinstance(e, (Add, Sub)):
+        a, b = linear_in_vars(e.a), linear_in_vars(e.b)
+        if a is None or b is None:
+            return None
+        sign = 1 if isinstance(e, Add) else -1
+        coeffs = dict(a[0])
+        for key, c in b[0].items():
+            coeffs[key] = coeffs.get(key, 0) + sign * c
+        return coeffs, a[1] + sign * b[1]
+    if isinstance(e, Mul):
+        const, other = _int_const(e.b), e.a
+        if const is None:
+            const, other = _int_const(e.a), e.b
+        inner = None if const is None else linear_in_vars(other)
+        if inner is None:
+            return None
+        return {key: c * const for key, c in inner[0].items()}, inner[1] * const
     return None
 
 
@@ -155,11 +186,27 @@ def _bits(dtype: str) -> int:
     return int(digits or 0)
 
 
+class _Mentions(ExprVisitor):
+    """Finds whether an expression uses one of a set of vars (stops at the first)."""
+
+    def __init__(self, var_ids: set[int]):
+        self.var_ids = var_ids
+
+    def visit_var(self, node: Var) -> None:
+        if id(node) in self.var_ids:
+            raise _Found
+
+
+class _Found(Exception):
+    pass
+
+
 def _mentions(e: PrimExpr, loop_vars: set[int]) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var)
-                     and id(n) in loop_vars else None)
-    return bool(found)
+    try:
+        _Mentions(loop_vars).visit_expr(e)
+    except _Found:
+        return True
+    return False
 
 
 # ---------------------------------------------------------------- the equation

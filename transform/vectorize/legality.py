@@ -39,7 +39,15 @@ from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
 from .accesses import LOOP, Access, AccessCollector, LoopRange, shown
-from .dependence import Affine, Delta, Term, add_scaled, affine, may_be_zero
+from .dependence import (
+    Affine,
+    Delta,
+    Term,
+    add_scaled,
+    affine,
+    linear_in_vars,
+    may_be_zero,
+)
 
 #: The loop annotation that skips the analysis: the user asserts the iterations are independent.
 ASSUME_INDEPENDENT = "tir.vectorize.assume_independent"
@@ -173,6 +181,8 @@ class _Pairs:
         self.written, self.opaque = written, opaque
         self._forms: dict = {}
         self._deltas: dict = {}
+        self._stable_memo: dict = {}
+        self._linear_memo: dict = {}
 
     def reversed(self, first: Access, second: Access) -> Dependence | None:
         """The dependence if vector code may run ``second`` before ``first``, else None."""
@@ -276,6 +286,13 @@ class _Pairs:
         return self._deltas[key][2]
 
     def _bound(self, rest_a: PrimExpr, rest_b: PrimExpr) -> Delta | None:
+        la, lb = self._linear(rest_a), self._linear(rest_b)
+        if la is not None and lb is not None:  # the common case, without the simplifier
+            terms = dict(la[0])
+            for key, c in lb[0].items():
+                terms[key] = terms.get(key, 0) - c
+            if not any(terms.values()):
+                return Delta(la[1] - lb[1], la[1] - lb[1])
         if not (self._stable(rest_a) and self._stable(rest_b)):
             return None
         if rest_a.dtype != rest_b.dtype:
@@ -293,16 +310,25 @@ class _Pairs:
                              (delta.hi, hi if scale > 0 else lo))]
         return Delta(*ends)
 
+    def _linear(self, e: PrimExpr) -> tuple[dict, int] | None:
+        """``linear_in_vars(e)``, computed once per expression."""
+        if id(e) not in self._linear_memo:  # (the entry keeps e alive: its id stays its own)
+            self._linear_memo[id(e)] = (e, linear_in_vars(e))
+        return self._linear_memo[id(e)][1]
+
     def _stable(self, e: PrimExpr) -> bool:
         """Whether ``e`` has one value for the whole loop: it reads no memory the loop writes."""
-        found = []
+        if id(e) not in self._stable_memo:  # (the entry keeps e alive: its id stays its own)
+            found = []
 
-        def check(n):
-            if isinstance(n, BufferLoad) and (self.opaque or id(n.buffer.data) in self.written):
-                found.append(n)
+            def check(n):
+                if isinstance(n, BufferLoad) and (self.opaque
+                                                  or id(n.buffer.data) in self.written):
+                    found.append(n)
 
-        post_order_visit(e, check)
-        return not found
+            post_order_visit(e, check)
+            self._stable_memo[id(e)] = (e, not found)
+        return self._stable_memo[id(e)][1]
 
 
 def _plus_starts(form: Affine, loops: tuple) -> PrimExpr:

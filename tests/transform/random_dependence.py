@@ -171,6 +171,8 @@ class Program:
         # A clean program writes only element i of its first buffers, reads the others, and
         # reduces into a cell nothing reads: legal to vectorize, so vector code gets tested.
         self.clean = rng.random() < 0.35
+        # One reduction op for all of acc: mixing min and max on one cell depends on order.
+        self.acc_op = rng.choice(["add", "min", "max"]) if self.clean else None
         self._declare()
 
     def _buffer(self, name: str, dtype: str, shape: tuple, role: str = "data"):
@@ -337,8 +339,7 @@ class Body:
 
     def _reduce(self, depth: int) -> None:
         """acc = acc + (v & 1023), min or max: an int reduction, exact in any order."""
-        acc, value = self.p.acc, self.value(I32, 1)[0]
-        op = self.rng.choice(["add", "min", "max"])
+        acc, value, op = self.p.acc, self.value(I32, 1)[0], self.p.acc_op
         if op == "add":  # at most 4 rows * 48 iterations * 3 k: no overflow
             acc[0] = acc[0] + (value & 1023)
         else:

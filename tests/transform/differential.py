@@ -131,7 +131,7 @@ def check_many(check_seeds: Callable, seeds: range, workers: int, *args) -> list
                         outcomes += future.result()
                         del running[future]
             except BrokenProcessPool:
-                pass
+                _check_workers_start(check_seeds, args)
         for chunk in running.values():
             outcomes += [_isolated(check_seeds, seed, args) for seed in chunk]
     return sorted(outcomes, key=lambda o: o.seed)
@@ -140,6 +140,16 @@ def check_many(check_seeds: Callable, seeds: range, workers: int, *args) -> list
 def _pool(workers: int) -> ProcessPoolExecutor:
     # spawn, not fork: LLVM's JIT state is not meant to be copied into a child
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _check_workers_start(check_seeds: Callable, args: tuple) -> None:
+    """Raise if a worker dies before running any program (it cannot import check_seeds)."""
+    with _pool(1) as pool:
+        try:
+            pool.submit(check_seeds, range(0), *args).result()
+        except BrokenProcessPool:
+            raise RuntimeError("worker processes die before running any program (is "
+                               "check_seeds importable?); run with one worker to see why") from None
 
 
 def _isolated(check_seeds: Callable, seed: int, args: tuple) -> Outcome:

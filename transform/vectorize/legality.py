@@ -265,12 +265,12 @@ class _Pairs:
 
     def _form(self, index: PrimExpr, loop_vars: set[int]) -> Affine | None:
         key = (id(index), frozenset(loop_vars))
-        if key not in self._forms:
+        if key not in self._forms:  # (the entry keeps index alive: its id stays its own)
             form = affine(index, loop_vars)
             if form is None:  # e.g. (v + 8 * io) // 8, which the loop ranges reduce to io
                 form = affine(self.analyzer.simplify(index), loop_vars, self._bounds)
-            self._forms[key] = form
-        return self._forms[key]
+            self._forms[key] = (index, form)
+        return self._forms[key][1]
 
     def _bounds(self, e: PrimExpr) -> tuple[int, int] | None:
         """The range of a part of an index that is not affine, when it is bounded."""

@@ -77,11 +77,6 @@ class Access:
     path: tuple
     loops: tuple
 
-    @property
-    def stmt(self) -> Stmt:
-        """The statement the access belongs to (the last step's node)."""
-        return self.path[-1].node
-
 
 @attrs.frozen
 class LoopRange:

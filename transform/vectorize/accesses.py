@@ -197,11 +197,11 @@ class AccessCollector(StmtExprVisitor):
         """The values the loop var of ``node`` takes, as offsets from a fixed start if it can."""
         start = substitute(node.min, self._let_value) if self._lets else node.min
         if not self._varies(start):
-            longest = _finite(self.analyzer.const_int_bound(node.extent).max_value)
+            longest = finite(self.analyzer.const_int_bound(node.extent).max_value)
             return LoopRange(node, 0, None if longest is None else longest - 1, start)
         first = self.analyzer.const_int_bound(node.min).min_value
         last = self.analyzer.const_int_bound(node.min + node.extent - 1).max_value
-        return LoopRange(node, _finite(first), _finite(last))
+        return LoopRange(node, finite(first), finite(last))
 
     def _varies(self, e: PrimExpr) -> bool:
         """Whether ``e`` may change during the loop: it uses a loop var or loads memory."""
@@ -282,5 +282,6 @@ def shown(access: Access, simplify: Any = None) -> str:
     return f"the call of {node.op}"
 
 
-def _finite(value: int) -> int | None:
+def finite(value: int) -> int | None:
+    """A ``ConstIntBound`` end as an int, or None for an infinite one."""
     return None if value in (ConstIntBound.POS_INF, ConstIntBound.NEG_INF) else value

@@ -176,14 +176,9 @@ def _int_const(e: PrimExpr) -> int | None:
 
 
 def _widening_int_cast(e: Cast) -> bool:
-    """An int-to-int cast that cannot change the value of an index (no narrowing)."""
-    src, dst = str(e.value.dtype), str(e.dtype)
-    return src.startswith("int") and dst.startswith("int") and _bits(dst) >= _bits(src)
-
-
-def _bits(dtype: str) -> int:
-    digits = "".join(ch for ch in dtype.split("x")[0] if ch.isdigit())
-    return int(digits or 0)
+    """A signed-int to signed-int cast that cannot change the value of an index."""
+    src, dst = dt.DataType(e.value.dtype), dt.DataType(e.dtype)
+    return src.type_code == dst.type_code == "int" and dst.bits >= src.bits
 
 
 class _Mentions(ExprVisitor):

@@ -38,7 +38,7 @@ from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
-from .accesses import LOOP, Access, AccessCollector, LoopRange, shown
+from .accesses import LOOP, Access, AccessCollector, LoopRange, finite, shown
 from .dependence import (
     Affine,
     Delta,
@@ -275,7 +275,7 @@ class _Pairs:
     def _bounds(self, e: PrimExpr) -> tuple[int, int] | None:
         """The range of a part of an index that is not affine, when it is bounded."""
         bound = self.analyzer.const_int_bound(e)
-        lo, hi = _finite(bound.min_value), _finite(bound.max_value)
+        lo, hi = finite(bound.min_value), finite(bound.max_value)
         return None if lo is None or hi is None else (lo, hi)
 
     def _delta(self, rest_a: PrimExpr, rest_b: PrimExpr) -> Delta | None:
@@ -299,12 +299,12 @@ class _Pairs:
             rest_a, rest_b = op.cast("int64", rest_a), op.cast("int64", rest_b)
         diff = self.analyzer.simplify(op.sub(rest_a, rest_b))
         bound = self.analyzer.const_int_bound(diff)
-        return Delta(_finite(bound.min_value), _finite(bound.max_value))
+        return Delta(finite(bound.min_value), finite(bound.max_value))
 
     def _shift(self, delta: Delta, scale: int) -> Delta:
         """``delta + scale * min``: the loop's start, when the two lanes' coefficients differ."""
         bound = self.analyzer.const_int_bound(self.min)
-        lo, hi = _finite(bound.min_value), _finite(bound.max_value)
+        lo, hi = finite(bound.min_value), finite(bound.max_value)
         ends = [None if x is None or y is None else x + scale * y
                 for x, y in ((delta.lo, lo if scale > 0 else hi),
                              (delta.hi, hi if scale > 0 else lo))]
@@ -420,7 +420,3 @@ def _flat(buffer, indices: tuple) -> PrimExpr:
     return offset
 
 
-def _finite(value: int) -> int | None:
-    from tir.arith import ConstIntBound
-
-    return None if value in (ConstIntBound.POS_INF, ConstIntBound.NEG_INF) else value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 #: Type codes, in the order TVM numbers them.
 INT, UINT, FLOAT, HANDLE, BOOL = "int", "uint", "float", "handle", "bool"
@@ -204,3 +205,16 @@ def with_lanes(dtype: str, lanes: int) -> str:
 def with_scalable_lanes(dtype: str, factor: int) -> str:
     """``dtype``'s element type with ``factor * vscale`` lanes, as a string."""
     return str(_parse(dtype).with_scalable_lanes(factor))
+
+
+def check_cast_order(who: str, dtype: Any, value: Any) -> None:
+    """TypeError when a cast's arguments come in NumPy's order, ``(value, dtype)``.
+
+    TVM's ``cast``/``Cast`` take the dtype first; ``x.astype(dtype)`` reads as
+    NumPy does.
+    """
+    if isinstance(value, (str, DataType)) and not isinstance(dtype, (str, DataType)):
+        raise TypeError(
+            f"{who} takes (dtype, value), the dtype first as in TVM; got the dtype "
+            f"{str(value)!r} second: write {who}({str(value)!r}, x) or x.astype({str(value)!r})"
+        )

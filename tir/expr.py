@@ -469,6 +469,7 @@ class Cast(PrimExpr):
     value: PrimExpr = expr_field()
 
     def __attrs_post_init__(self):
+        dt.check_cast_order("tir.Cast", self.dtype, self.value)
         dtype = _check_dtype(self.dtype, "Cast", "dtype")
         value = _expr_of(self.value, "Cast", "value")
         if _lanes_suffix(dtype) != _lanes_suffix(value.dtype):

@@ -146,6 +146,7 @@ def const_value(e: Any) -> int | float | None:
 
 def cast(dtype: str, value: Any) -> PrimExpr:
     """``value`` as ``dtype``; scalars broadcast to a vector dtype; constants fold."""
+    dt.check_cast_order("tir.cast", dtype, value)
     value = convert(value)
     dtype = dt.canonical(dtype)
     if value.dtype == dtype:

@@ -453,3 +453,14 @@ def test_cast_helper():
     b = tir.cast("float32x4", f)
     assert isinstance(b, tir.Broadcast) and b.value is f
     assert tir.cast("int32", x) is x
+
+
+@pytest.mark.parametrize("make", [tir.cast, tir.Cast], ids=["cast", "Cast"])
+def test_cast_in_numpys_argument_order_names_the_fix(make):
+    x = tir.var("x")
+    fix = r"takes \(dtype, value\).*write tir\.[cC]ast\('int32', x\)"
+    with pytest.raises(TypeError, match=fix):
+        make(x, "int32")
+    with pytest.raises(TypeError, match="or x.astype"):
+        make(3, "float32")
+    assert make("int64", x).dtype == "int64"

@@ -54,12 +54,13 @@ class _WellFormed(StmtExprVisitor):
         self.map_buffers: set[int] = set()
         self.seen_lets: dict[int, Any] = {}  # id -> Let expression node already walked
         self.where: list[str] = []
+        self.bound_somewhere: dict[int, str] = {}  # id -> the loop/let binding it, anywhere
 
     # ------------------------------------------------------------ bookkeeping
 
     def error(self, message: str, hint: str = "") -> None:
         """Record one error, with the path of enclosing statements (and how to fix it)."""
-        path = " > ".join(self.where) or "function signature"
+        path = " > ".join(self.where) or "function body"
         self.errors.append(f"{self.func_name}: {message} (in {path}){hint and '; ' + hint}")
 
     def bind(self, var: Var, binder: str) -> None:
@@ -87,6 +88,7 @@ class _WellFormed(StmtExprVisitor):
 
     def check_func(self, func: PrimFunc) -> None:
         """Check the signature, then the body."""
+        self.where.append("function signature")
         for p in func.params:
             self.bind(p, f"param {p.name}")
         buffers = list(func.buffer_map.values())
@@ -98,6 +100,8 @@ class _WellFormed(StmtExprVisitor):
                     self.in_scope[id(v)] = v
         for buf in buffers:
             self.check_buffer_exprs(buf)
+        self.where.pop()
+        self.bound_somewhere = _binders_in(func.body)
         self(func.body)
 
     def check_buffer_exprs(self, buf: Buffer) -> None:
@@ -109,8 +113,16 @@ class _WellFormed(StmtExprVisitor):
     # ------------------------------------------------------------ uses
 
     def visit_var(self, v: Var) -> None:
-        if id(v) not in self.in_scope:
-            self.error(f"use of undefined var {v.name} ({v.dtype})")
+        if id(v) in self.in_scope:
+            return
+        binder = self.bound_somewhere.get(id(v))
+        if binder is not None:
+            self.error(f"use of var {v.name} outside the {binder} that binds it",
+                       hint=f"use {v.name} inside that scope, or bind a var of its own")
+            return
+        self.error(f"use of undefined var {v.name} ({v.dtype})",
+                   hint=f"pass {v.name} in the PrimFunc's params (a scalar argument), or use "
+                   "a var of the shape of a buffer in the params")
 
     def check_buffer(self, buf: Buffer, access: str) -> None:
         """A load or store must name a known buffer."""
@@ -119,8 +131,9 @@ class _WellFormed(StmtExprVisitor):
         if id(buf.data) not in self.in_scope:
             self.error(
                 f"{access} undefined buffer {buf.name}: it is not in the buffer_map and "
-                f"its data var {buf.data.name} is not allocated in scope"
-            )
+                f"its data var {buf.data.name} is not allocated in scope",
+                hint=f"pass {buf.name} in the PrimFunc's params (tir.PrimFunc([..., "
+                f"{buf.name}], body)), or allocate it (ib.allocate)")
             return
         self.check_buffer_exprs(buf)
 
@@ -259,6 +272,24 @@ def well_formed_errors(func_or_mod: Any) -> list[str]:
         checker.check_func(func)
         errors.extend(checker.errors)
     return errors
+
+
+def _binders_in(body: Any) -> dict[int, str]:
+    """id(var) -> the loop or let binding it, for every binder in ``body``."""
+    from .expr import Let
+    from .functor import post_order_visit
+    from .stmt import For, LetStmt
+
+    found: dict[int, str] = {}
+
+    def note(n: Any) -> None:
+        if isinstance(n, For):
+            found[id(n.loop_var)] = f"loop for {n.loop_var.name}"
+        elif isinstance(n, (LetStmt, Let)):
+            found[id(n.var)] = f"let {n.var.name}"
+
+    post_order_visit(body, note)
+    return found
 
 
 def verify_well_formed(func_or_mod: Any, assert_mode: bool = True) -> bool:

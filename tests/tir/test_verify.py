@@ -52,7 +52,8 @@ def test_use_outside_binder_scope():
     with ib.for_range(0, 4, name="i") as i:
         A[i] = 0
     A[0] = i  # the loop var escapes its loop
-    with pytest.raises(ValueError, match=r"undefined var i .*store A"):
+    with pytest.raises(ValueError, match=r"use of var i outside the loop for i that binds it "
+                       r"\(in store A\); use i inside that scope"):
         tir.verify_well_formed(tir.PrimFunc([A], ib.get()))
 
 
@@ -71,7 +72,7 @@ def test_let_expression_var_does_not_escape():
     A = tir.decl_buffer((4,), "int32", "A")
     body = tir.BufferStore(A, tir.Let(y, 1, y) + y, [0])
     errors = well_formed_errors(tir.PrimFunc([A], body))
-    assert len(errors) == 1 and "undefined var y" in errors[0]
+    assert len(errors) == 1 and "use of var y outside the let y that binds it" in errors[0]
 
 
 def test_buffer_shape_vars_are_bound():
@@ -194,7 +195,9 @@ def test_errors_show_path_through_if_and_while():
     u = tir.var("u")
     body = tir.While(c, tir.IfThenElse(c, tir.Evaluate(0), tir.Evaluate(u)))
     errors = well_formed_errors(tir.PrimFunc([c], body))
-    assert errors == ["main: use of undefined var u (int32) (in while > else)"]
+    assert errors == ["main: use of undefined var u (int32) (in while > else); pass u in the "
+                      "PrimFunc's params (a scalar argument), or use a var of the shape of a "
+                      "buffer in the params"]
 
 
 def test_many_errors_are_truncated():
@@ -236,7 +239,7 @@ def test_errors_are_well_formed_errors_with_a_hint():
     with pytest.raises(tir.verify.WellFormedError) as info:
         tir.verify_well_formed(func)
     assert isinstance(info.value, ValueError)
-    assert str(info.value).endswith("(in function signature); give each binding its own tir.Var")
+    assert str(info.value).endswith("(in function body); give each binding its own tir.Var")
 
 
 def test_loop_whose_constant_end_does_not_fit_its_var():
@@ -249,3 +252,22 @@ def test_loop_whose_constant_end_does_not_fit_its_var():
     with pytest.raises(ValueError, match=r"main: for i: the loop over \[120, 136\) does not fit "
                                          r"its int8 loop var i, which holds \[-128, 127\]"):
         tir.verify_well_formed(tir.PrimFunc([A], loop))
+
+
+def test_first_contact_mistakes_name_the_fix():
+    """The three IR mistakes a new user makes first, as build reports them (issue 12)."""
+    n, m = tir.size_var("n"), tir.var("m")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    i = tir.var("i")
+    copy = tir.For(i, 0, n, tir.ForKind.SERIAL, tir.BufferStore(B, A[i], [i]))
+    [missing] = well_formed_errors(tir.PrimFunc([A], copy))
+    assert missing.endswith("pass B in the PrimFunc's params (tir.PrimFunc([..., B], body)), "
+                            "or allocate it (ib.allocate)")
+    unbound = tir.For(i, 0, m, tir.ForKind.SERIAL, tir.BufferStore(A, 1.0, [i]))
+    [scalar] = well_formed_errors(tir.PrimFunc([A], unbound))
+    assert "use of undefined var m (int32) (in function body); pass m in the PrimFunc's params" \
+        in scalar
+    escaped = tir.SeqStmt([copy, tir.BufferStore(A, 2.0, [i])])
+    [outside] = well_formed_errors(tir.PrimFunc([A, B], escaped))
+    assert outside.startswith("main: use of var i outside the loop for i that binds it")

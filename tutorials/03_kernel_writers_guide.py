@@ -271,7 +271,9 @@ def build_matmul(m: int, k: int, n: int) -> tir.PrimFunc:
     with ib.for_range(0, m // ROWS, name="io") as io, ib.for_range(0, n // LANES, name="jo") as jo:
         # ROWS x LANES partial results. Unrolling r gives ROWS separate vector
         # accumulators; each step of kk loads one vector of B and uses it ROWS
-        # times, broadcasting one A element per row.
+        # times, broadcasting one A element per row. LLVM promotes acc to
+        # registers: in the asm (read as in section 7) the kk loop holds the
+        # ROWS accumulators in ROWS vector registers and never stores them.
         acc = ib.allocate(F32, (ROWS, LANES), name="acc")
         with ib.for_range(0, ROWS, kind="unroll", name="r") as r:
             with ib.for_range(0, LANES, kind="vectorize", name="j") as j:

@@ -17,24 +17,9 @@ PR 191760 (after 22.1.0, the LLVM of llvmlite 0.50); a related bug in the same
 rewrite, issue 198197 (a mask still read by ``kshiftr`` after the rewrite), is
 not known to be hit by tirlite's code.
 
-Reproducer (LLVM 22.1.0, ``llc -O1 -mcpu=skylake-avx512`` or znver5 prints
-``vmovmskps %ymm16, %eax``; the object code reads ymm0)::
-
-    define void @floormod6(ptr %out, ptr %in) {
-      %x = load <8 x i32>, ptr %in, align 4
-      %r = srem <8 x i32> %x, splat (i32 6)
-      ; keeps %r out of ymm0-15, as register pressure does in real code
-      call void asm sideeffect "", "~{xmm0},~{xmm1},...,~{xmm15}"()
-      %neg = icmp slt <8 x i32> %r, zeroinitializer
-      %n0 = extractelement <8 x i1> %neg, i64 0
-      %n1 = extractelement <8 x i1> %neg, i64 1
-      %f0 = select i1 %n0, i32 6, i32 0
-      %f1 = select i1 %n1, i32 6, i32 0
-      store i32 %f0, ptr %out, align 4
-      %p1 = getelementptr i32, ptr %out, i64 1
-      store i32 %f1, ptr %p1, align 4
-      ret void
-    }
+Reproducer: ``UPSTREAM_REPRODUCER`` below (LLVM 22.1.0, ``llc -O1
+-mcpu=skylake-avx512`` or znver5 prints ``vmovmskps %ymm16, %eax``; the object
+code reads ymm0).
 
 The workaround keeps the optimized IR (and SLP's speed) and checks the
 machine code instead: when the assembly has a VEX mask move of ymm16-31, the
@@ -58,6 +43,26 @@ AFFECTED = llvm.llvm_version_info[0] == 22
 
 #: A VEX mask move (no EVEX form exists) naming xmm/ymm16-31: the miscompile's footprint.
 _BAD_MASK_MOVE = re.compile(r"\bv(?:movmskps|movmskpd|pmovmskb)\s+%[xy]mm(?:1[6-9]|2\d|3[01])\b")
+
+
+#: The miscompile in a dozen lines of LLVM IR, for an upstream report and the tests: the
+#: clobbers keep ``%r`` out of ymm0-15, as register pressure does in real code.
+UPSTREAM_REPRODUCER = """
+define void @floormod6(ptr %out, ptr %in) {
+  %x = load <8 x i32>, ptr %in, align 4
+  %r = srem <8 x i32> %x, splat (i32 6)
+  call void asm sideeffect "", "CLOBBERS"()
+  %neg = icmp slt <8 x i32> %r, zeroinitializer
+  %n0 = extractelement <8 x i1> %neg, i64 0
+  %n1 = extractelement <8 x i1> %neg, i64 1
+  %f0 = select i1 %n0, i32 6, i32 0
+  %f1 = select i1 %n1, i32 6, i32 0
+  store i32 %f0, ptr %out, align 4
+  %p1 = getelementptr i32, ptr %out, i64 1
+  store i32 %f1, ptr %p1, align 4
+  ret void
+}
+""".replace("CLOBBERS", ",".join(f"~{{xmm{k}}}" for k in range(16)))
 
 
 def has_bad_mask_move(asm: str) -> bool:

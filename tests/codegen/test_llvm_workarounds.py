@@ -67,23 +67,7 @@ def test_avx512_code_has_no_vex_mask_move_of_a_high_register(cpu):
         assert mod.machine_target.options["mcpu"] == cpu
 
 
-# The upstream reproducer of evex_workaround.py (the clobbers keep %r in ymm16-31).
-REPRODUCER = """
-define void @floormod6(ptr %out, ptr %in) {
-  %x = load <8 x i32>, ptr %in, align 4
-  %r = srem <8 x i32> %x, splat (i32 6)
-  call void asm sideeffect "", "CLOBBERS"()
-  %neg = icmp slt <8 x i32> %r, zeroinitializer
-  %n0 = extractelement <8 x i1> %neg, i64 0
-  %n1 = extractelement <8 x i1> %neg, i64 1
-  %f0 = select i1 %n0, i32 6, i32 0
-  %f1 = select i1 %n1, i32 6, i32 0
-  store i32 %f0, ptr %out, align 4
-  %p1 = getelementptr i32, ptr %out, i64 1
-  store i32 %f1, ptr %p1, align 4
-  ret void
-}
-""".replace("CLOBBERS", ",".join(f"~{{xmm{k}}}" for k in range(16)))
+REPRODUCER = evex_workaround.UPSTREAM_REPRODUCER
 
 
 @pytest.mark.parametrize("cpu", ["skylake-avx512", "znver5"])

@@ -88,10 +88,9 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     if isinstance(target, str) and target.strip() == INTERPRETER:
         from .interpreter import build_interpreter
 
-        with transform.collect_remarks() as remarks:
-            lowered = lower(mod, "llvm")
+        lowered, remarks = _lower_with_remarks(mod, "llvm")
         result = build_interpreter(lowered)
-        result.remarks = tuple(remarks)
+        result.remarks = remarks
         return result
     target = Target(target)
     ctx = PassContext.current()
@@ -104,12 +103,18 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     if cached is not None:
         transform.remarks.deliver(cached.remarks)  # listeners hear them as if it had run
         return cached
-    with transform.collect_remarks() as remarks:
-        lowered = lower(mod, target)
+    lowered, remarks = _lower_with_remarks(mod, target)
     result = _compile(lowered, target, ctx)
-    result.remarks = tuple(remarks)
+    result.remarks = remarks
     _CACHE.add(mod, key, result)
     return result
+
+
+def _lower_with_remarks(mod: IRModule, target: Target | str) -> tuple[IRModule, tuple]:
+    """``lower(mod, target)`` and the remarks its passes emitted (outer scopes hear them too)."""
+    with transform.collect_remarks() as remarks:
+        lowered = lower(mod, target)
+    return lowered, tuple(remarks)
 
 
 def _names(mod: IRModule) -> tuple:

@@ -138,7 +138,8 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
     from .module import jit_module
 
     cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
-                     noalias=ctx.config.get("tir.noalias"))
+                     noalias=ctx.config.get("tir.noalias"),
+                     fp_contract=ctx.config.get("codegen.llvm.fp_contract"))
     symbols, described = {}, {}
     for name, func in mod.items():
         symbols[name] = cg.add_function(name, func)

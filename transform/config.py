@@ -213,6 +213,11 @@ register_config(
     },
 )
 register_config("codegen.llvm.fast_math", bool, False, "Let LLVM reassociate float arithmetic.")
+register_config(  # TVM and clang (-ffp-contract=on) contract too; False is strict IEEE
+    "codegen.llvm.fp_contract", bool, True,
+    "Let LLVM fuse a float multiply and the add or subtract using it into one FMA "
+    "(rounded once); False rounds every product and sum (bit-exact with the interpreter).",
+)
 register_config(
     "codegen.llvm.opt_level", int, 3, "LLVM optimization level, 0 to 3.", check=_opt_level_check
 )

@@ -63,16 +63,23 @@ class CodeGenLLVM(
         target: the target whose triple and data layout the module gets.
         fast_math: put LLVM fast-math flags on float operations.
         noalias: mark buffer params ``noalias``.
+        fp_contract: let LLVM fuse a float multiply and the add or subtract
+            using it into one FMA (LLVM's ``contract`` flag on ``fmul``,
+            ``fadd`` and ``fsub`` only; no other fast-math freedom).
     """
 
     OUT_OF_MEMORY = -1
 
-    def __init__(self, target: Target, fast_math: bool = False, noalias: bool = True):
+    def __init__(self, target: Target, fast_math: bool = False, noalias: bool = True,
+                 fp_contract: bool = False):
         self.target = target
         self.module = ir.Module(name="tirlite")
         self.module.triple = target.triple
         self.module.data_layout = str(machine.target_machine(target).target_data)
         self.fmf = ("fast",) if fast_math else ()
+        # Flags of a TIR Add/Sub/Mul on floats: an FMA rounds once where a*b + c
+        # rounds twice, which is why strict mode (fp_contract=False) exists.
+        self.arith_fmf = self.fmf or (("contract",) if fp_contract else ())
         self.noalias = noalias
         self.analyzer = Analyzer()
         self.messages: list[str] = []

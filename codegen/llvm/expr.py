@@ -31,6 +31,8 @@ _ARITH = {
 _CMP = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 #: Arithmetic that may carry ``nsw``: signed overflow is undefined in TIR, as in C and TVM.
 _NSW = ("add", "sub", "mul")
+#: Float operations that may fuse into an FMA under ``codegen.llvm.fp_contract``.
+_CONTRACTIBLE = ("fadd", "fsub", "fmul")
 
 
 def zero(ty: ir.Type) -> ir.Constant:
@@ -65,6 +67,7 @@ class ExprCodegen:
 
     builder: ir.IRBuilder
     fmf: tuple
+    arith_fmf: tuple
 
     # ------------------------------------------------------------ leaves
 
@@ -87,7 +90,8 @@ class ExprCodegen:
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         t = dt.DataType(op.dtype)
         if t.is_float:
-            return getattr(self.builder, floating)(a, b, flags=self.fmf)
+            flags = self.arith_fmf if floating in _CONTRACTIBLE else self.fmf
+            return getattr(self.builder, floating)(a, b, flags=flags)
         name = signed if t.is_int else unsigned
         flags = ("nsw",) if name in _NSW and t.is_int and t.bits >= 32 else ()
         return getattr(self.builder, name)(a, b, flags=flags)

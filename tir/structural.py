@@ -457,6 +457,20 @@ def structural_hash(node: Any, map_free_vars: bool = False) -> int:
         return _Hasher().data(node)
 
 
+def structural_digest(node: Any, with_names: bool = False) -> str:
+    """A sha256 hex digest of ``node``'s structure, the same in every process.
+
+    Without names it agrees with ``structural_equal`` as ``structural_hash``
+    does (free variables numbered where first met); ``with_names=True`` also
+    digests the names of variables and buffers, which printed IR and error
+    messages quote. Stable across processes and runs (``structural_hash`` is
+    not: it uses ``hash()``), so it can key a cache on disk.
+    """
+    from .structural_digest import digest  # the walk lives beside, in its own file
+
+    return digest(node, with_names)
+
+
 def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
     """Raise ``ValueError`` naming the path of the first mismatch and both sides there.
 

@@ -9,7 +9,8 @@ arrays and checked against NumPy:
    stayed serial and why, and ``tir.vectorize.assume_independent``;
 2. a reduction written as partial sums in an ``allocate``d accumulator;
 3. ``ib.let``: naming a value once (it becomes a vector let);
-4. ``tir.fma``: multiply-add with a single rounding;
+4. ``tir.fma``: multiply-add with a single rounding, and the default FMA
+   contraction of ``a * b + c`` (config ``codegen.llvm.fp_contract``);
 5. register blocking: a matmul block whose accumulators stay in registers;
 6. explicit ``Ramp`` and ``Shuffle``: vector code with no vectorized loop;
 7. reading the assembly for this machine's vector registers.
@@ -212,8 +213,11 @@ def let_bindings() -> None:
 
     a = RNG.standard_normal((n, LANES), dtype=np.float32)
     b = np.empty_like(a)
-    codegen.build(build_let(n))["main"](a, b)
-    # The same float32 operations in the same order as NumPy's: exact.
+    # Strict floating point: the same float32 operations in the same order as
+    # NumPy's, each rounded, so the result is exact. (By default LLVM may fuse
+    # x * x + x into one FMA; section 4 shows that.)
+    with transform.PassContext(config={"codegen.llvm.fp_contract": False}):
+        codegen.build(build_let(n))["main"](a, b)
     x = a * np.float32(0.5)
     np.testing.assert_array_equal(b, x * x + x)
 
@@ -254,6 +258,42 @@ def fused_multiply_add() -> None:
     unfused = a * b + c
     print(f"{np.count_nonzero(d != unfused)} of {d.size} results differ from unfused "
           f"float32 a * b + c; {np.count_nonzero(d != exact)} from the float64 reference")
+    contraction(a, b, c, exact, unfused)
+
+
+def build_mul_add(n: int) -> tir.PrimFunc:
+    """D = A * B + C, written as a product and a sum."""
+    bufs = [tir.decl_buffer((n, LANES), F32, name=name) for name in "ABCD"]
+    ib = ir_builder.create()
+    a, b, c, d = (ib.buffer_ptr(buf) for buf in bufs)
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, LANES, kind="vectorize", name="j") as j:
+            d[i, j] = a[i, j] * b[i, j] + c[i, j]
+    return tir.PrimFunc(bufs, ib.get())
+
+
+def contraction(a, b, c, exact, unfused) -> None:
+    """By default ``a * b + c`` may become an FMA too; strict mode rounds twice."""
+    # codegen.llvm.fp_contract (default True) puts LLVM's `contract` flag on
+    # float multiplies, adds and subtracts -- no other fast-math freedom -- so on
+    # a CPU with FMA the product and the sum fuse, as TVM and clang do. Which
+    # ones fuse is LLVM's choice: where bit-exact results matter (comparing
+    # with the interpreter, or the vectorized build with the serial one),
+    # build with the key set to False.
+    func = build_mul_add(a.shape[0])
+    d = np.empty_like(a)
+    lib = codegen.build(func)
+    lib["main"](a, b, c, d)
+    np.testing.assert_allclose(d, exact, rtol=2.0**-23, atol=0)
+    with transform.PassContext(config={"codegen.llvm.fp_contract": False}):
+        strict = codegen.build(func)
+    strict["main"](a, b, c, d)
+    np.testing.assert_array_equal(d, unfused)
+    fused = lib.get_source("asm").count("vfmadd")
+    if "+fma" in HOST.features.split(","):  # a CPU without FMA keeps the multiply and the add apart
+        assert fused, "the default build should fuse a * b + c on this CPU"
+    print(f"a * b + c: the default build has {fused} vfmadd instructions; the strict build "
+          "equals NumPy's unfused result bit for bit")
 
 
 # ---------------------------------------------------------------- 5. register blocking

@@ -6,6 +6,10 @@ under ``tir.disable_vectorize`` (serial, as written), and ``target="interp"`` un
 on copies of ``case.make_inputs()`` and compares every array argument afterwards, bit for
 bit: NaN equals NaN, -0.0 differs from 0.0. A clear error is allowed if every build raises
 the same kind. ``check_many`` spreads seeds over processes and survives a crash.
+
+Every build is strict floating point (``codegen.llvm.fp_contract`` off): by default
+LLVM may fuse ``a * b + c`` into one FMA, rounding once where the interpreter rounds
+twice, and a bit-for-bit comparison needs every build to round alike.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import codegen
 import tir
 import transform
 
+STRICT_FP = {"codegen.llvm.fp_contract": False}
 NO_VECTORIZE = {"tir.disable_vectorize": True}
 CHUNK = 20  # programs per task sent to a worker process
 
@@ -54,7 +59,7 @@ def vectorizes(func: tir.PrimFunc) -> bool:
 def run(func: tir.PrimFunc, args: list, config: dict | None = None, target: str = "llvm"):
     """The array arguments after one call of ``func`` built under ``config``, or the error."""
     try:
-        with transform.PassContext(config=config or {}):
+        with transform.PassContext(config={**STRICT_FP, **(config or {})}):
             mod = codegen.build(func, target=target)
         out = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         mod["main"](*out)

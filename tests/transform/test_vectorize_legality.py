@@ -34,10 +34,13 @@ def strip(ib, lo, hi, body, annotations=None):
 
 
 def run_three_ways(func, arrays, scalars=()):
-    """Vectorized, serial and interpreted results (each a list of arrays) and the remarks."""
+    """Vectorized, serial and interpreted results (each a list of arrays) and the remarks.
+
+    Strict floating point (no FMA contraction), so the three agree bit for bit.
+    """
     def run(cfg, target):
         out = [a.copy() for a in arrays]
-        with transform.PassContext(config=cfg):
+        with transform.PassContext(config={**cfg, "codegen.llvm.fp_contract": False}):
             lib = codegen.build(func, target=target)
         lib["main"](*out, *scalars)
         return out, lib.remarks

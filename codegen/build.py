@@ -133,28 +133,34 @@ def _as_module(mod: Any) -> IRModule:
 
 
 def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
+    """LLVM IR, optimized, then machine code in a JIT."""
     from . import metadata
     from .llvm import CodeGenLLVM, machine
     from .module import jit_module
 
-    cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
-                     noalias=ctx.config.get("tir.noalias"),
-                     fp_contract=ctx.config.get("codegen.llvm.fp_contract"))
-    symbols, described = {}, {}
-    for name, func in mod.items():
-        symbols[name] = cg.add_function(name, func)
-        described[name] = metadata.describe(func, symbols[name])
-    cg.add_exported_string(metadata.METADATA_SYMBOL,
-                           # a library records the CPU features its code uses, so
-                           # loading it on a CPU without them fails cleanly
-                           metadata.dumps(str(target.resolved()), described, cg.messages))
-    llvm_module = machine.parse(str(cg.module))
+    with ctx.phase("codegen.tir_to_llvm"):  # instruments time these like passes
+        cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
+                         noalias=ctx.config.get("tir.noalias"),
+                         fp_contract=ctx.config.get("codegen.llvm.fp_contract"))
+        symbols, described = {}, {}
+        for name, func in mod.items():
+            symbols[name] = cg.add_function(name, func)
+            described[name] = metadata.describe(func, symbols[name])
+        cg.add_exported_string(metadata.METADATA_SYMBOL,
+                               # a library records the CPU features its code uses, so
+                               # loading it on a CPU without them fails cleanly
+                               metadata.dumps(str(target.resolved()), described, cg.messages))
+        text = str(cg.module)
+    with ctx.phase("llvm.parse_verify"):
+        llvm_module = machine.parse(text)
     opt_level = target.opt_level
     if opt_level is None:
         opt_level = ctx.config.get("codegen.llvm.opt_level")
-    machine.optimize(llvm_module, target, opt_level)
-    return jit_module(target, dict(mod.items()), symbols, cg.messages, llvm_module,
-                      str(llvm_module))
+    with ctx.phase("llvm.optimize"):
+        machine.optimize(llvm_module, target, opt_level)
+    with ctx.phase("llvm.codegen"):
+        return jit_module(target, dict(mod.items()), symbols, cg.messages, llvm_module,
+                          str(llvm_module))
 
 
 class _BuildCache:

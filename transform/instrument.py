@@ -1,5 +1,10 @@
 """Pass instruments: hooks a ``PassContext`` calls around every pass it runs.
 
+Build steps that are not TIR passes (LLVM optimization, machine code) are
+*phases* (``PassContext.phase``): an instrument hears them through
+``run_before_phase(name)`` / ``run_after_phase(name)``, never through the pass
+hooks, so a printer of TIR is never handed LLVM text.
+
 >>> timing = PassTimingInstrument()
 >>> with PassContext(instruments=[timing, PrintIRAfterEach()]):   # doctest: +SKIP
 ...     pipeline(mod)
@@ -32,6 +37,12 @@ class PassInstrument:
     def run_after_pass(self, mod: Any, info: Any) -> None:
         """Called just after a pass ran, with its output module."""
 
+    def run_before_phase(self, name: str) -> None:
+        """Called before a build phase that is not a TIR pass (``PassContext.phase``)."""
+
+    def run_after_phase(self, name: str) -> None:
+        """Called after that phase, even if it raised."""
+
 
 def pass_instrument(cls: type) -> type:
     """Make a class with some of the hook methods a ``PassInstrument`` (as TVM's decorator)."""
@@ -55,10 +66,13 @@ class PrintIRAfterEach(PassInstrument):
 
 
 class PassTimingInstrument(PassInstrument):
-    """Record the wall-clock seconds of every pass.
+    """Record the wall-clock seconds of every pass, and of the build phases after them.
 
     ``timings`` maps a pass name to its total seconds (a pass run twice adds
     up); ``records`` lists ``(name, seconds)`` in the order the passes ended.
+    ``codegen.build`` also reports its phases after the TIR passes, under
+    their names: ``codegen.tir_to_llvm`` (TIR to LLVM IR), ``llvm.parse_verify``,
+    ``llvm.optimize`` (LLVM's O3) and ``llvm.codegen`` (machine code).
     """
 
     def __init__(self) -> None:
@@ -75,9 +89,18 @@ class PassTimingInstrument(PassInstrument):
         self._starts.append(time.perf_counter())
 
     def run_after_pass(self, mod: Any, info: Any) -> None:
+        self._record(info.name)
+
+    def run_before_phase(self, name: str) -> None:
+        self._starts.append(time.perf_counter())
+
+    def run_after_phase(self, name: str) -> None:
+        self._record(name)
+
+    def _record(self, name: str) -> None:
         seconds = time.perf_counter() - self._starts.pop()
-        self.records.append((info.name, seconds))
-        self.timings[info.name] = self.timings.get(info.name, 0.0) + seconds
+        self.records.append((name, seconds))
+        self.timings[name] = self.timings.get(name, 0.0) + seconds
 
     def render(self) -> str:
         """A table of pass names and milliseconds, slowest first, with the total."""

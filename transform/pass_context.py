@@ -11,8 +11,9 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Self
 
 from .config import Config, known_configs
@@ -150,6 +151,24 @@ class PassContext:
         finally:
             popped = _stack().pop()
             assert popped is self, "PassContext exited out of order"
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Bracket a build step that is not a TIR pass, such as ``"llvm.optimize"``.
+
+        Instruments hear it through ``run_before_phase(name)`` and
+        ``run_after_phase(name)`` (``PassTimingInstrument`` times it); the pass
+        hooks are not called, since a phase has no ``IRModule`` to show.
+        ``run_after_phase`` runs even when the step raises.
+        """
+        listeners = [i for i in self.instruments if callable(getattr(i, "run_before_phase", None))]
+        for inst in listeners:
+            inst.run_before_phase(name)
+        try:
+            yield
+        finally:
+            for inst in listeners:
+                inst.run_after_phase(name)
 
     def pass_enabled(self, info: Any) -> bool:
         """Whether a pass with ``info`` runs here: disabled, required, then opt level."""

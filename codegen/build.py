@@ -8,7 +8,8 @@ The steps, in order::
       -> MCJIT (host targets)  ->  Module
 
 A module built once is reused when the same IR (``structural_equal``) is
-built again for the same target under the same config (a small cache).
+built again for the same target under the same config (a small cache); with
+the config ``codegen.disk_cache`` on, also by later processes (disk_cache.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tir.structural import structural_equal, structural_hash
 from tir.verify import verify_well_formed
 from transform import PassContext
 
+from . import disk_cache
 from .target import Target
 
 #: The target string that selects the reference interpreter backend.
@@ -100,14 +102,34 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
            ctx.opt_level, tuple(sorted(ctx.disabled_pass)), tuple(sorted(ctx.required_pass)),
            _names(mod))
     cached = _CACHE.find(mod, key)
+    disk = None
+    if cached is None:
+        disk = _disk_slot(mod, target, ctx)  # codegen.disk_cache, when enabled
+        cached = _load_from_disk(disk, target)
+        if cached is not None:
+            _CACHE.add(mod, key, cached)
     if cached is not None:
         transform.remarks.deliver(cached.remarks)  # listeners hear them as if it had run
         return cached
     lowered, remarks = _lower_with_remarks(mod, target)
-    result = _compile(lowered, target, ctx)
+    result = _compile(lowered, target, ctx, remarks, disk)
     result.remarks = remarks
     _CACHE.add(mod, key, result)
     return result
+
+
+def _disk_slot(mod: IRModule, target: Target, ctx: PassContext) -> tuple | None:
+    """``(cache, key)`` where the disk cache keeps this build, or None when it is off."""
+    cache = disk_cache.open_cache(ctx, target)
+    return None if cache is None else (cache, disk_cache.entry_key(mod, target, ctx))
+
+
+def _load_from_disk(disk: tuple | None, target: Target) -> Any:
+    if disk is None:
+        return None
+    from . import cached_module
+
+    return cached_module.load(*disk, target)
 
 
 def _lower_with_remarks(mod: IRModule, target: Target | str) -> tuple[IRModule, tuple]:
@@ -132,8 +154,9 @@ def _as_module(mod: Any) -> IRModule:
     raise TypeError(f"build: expected an IRModule or a PrimFunc, got {type(mod).__name__}")
 
 
-def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
-    """LLVM IR, optimized, then machine code in a JIT."""
+def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
+             disk: tuple | None) -> Any:
+    """LLVM IR, optimized, then machine code: JIT, or through the disk cache ``disk``."""
     from . import metadata
     from .llvm import CodeGenLLVM, machine
     from .module import jit_module
@@ -159,6 +182,13 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext) -> Any:
     with ctx.phase("llvm.optimize"):
         machine.optimize(llvm_module, target, opt_level)
     with ctx.phase("llvm.codegen"):
+        if disk is not None:
+            from . import cached_module
+
+            stored = cached_module.store(*disk, target, dict(mod.items()), symbols, cg.messages,
+                                         llvm_module, remarks)
+            if stored is not None:
+                return stored
         return jit_module(target, dict(mod.items()), symbols, cg.messages, llvm_module,
                           str(llvm_module))
 

@@ -59,11 +59,35 @@ _CONVERT = {"handle": _address, "float16": _half_bits, "bool": int}
 
 
 class PackedFunction:
-    """One compiled function: call it with NumPy arrays and Python numbers."""
+    """One compiled function: call it with NumPy arrays and Python numbers.
+
+    A call runs natively when it can (codegen/fastcall.py: the argument checks
+    compiled to machine code, well under a microsecond); the arguments the
+    native checks do not cover, and every bad call, go through ``ArgBinder``'s
+    Python checks (codegen/args.py), which word the errors.
+    """
+
+    def __new__(cls, module: Module, name: str, func: PrimFunc, address: int):
+        # __call__ is looked up on the type, so a function with a native caller
+        # gets a class of its own whose __call__ is that builtin: no Python
+        # frame between the caller and the checks.
+        self = super().__new__(cls)
+        self._init(module, name, func, address)
+        native = self._native()
+        if native is None:
+            return self
+        fast = type(cls.__name__, (cls,), {"__call__": native.callable, "__module__": cls.__module__})
+        self.__class__ = fast
+        self._native_caller = native  # owns the method definition the builtin points to
+        return self
 
     def __init__(self, module: Module, name: str, func: PrimFunc, address: int):
+        pass  # everything happens in __new__, which may pick a subclass
+
+    def _init(self, module: Module, name: str, func: PrimFunc, address: int) -> None:
         self.module = module  # keeps the native code alive as long as this object
         self.name = name
+        self._address = address
         self._binder = ArgBinder(func, name)
         self._dtypes = ["handle" if p in func.buffer_map else p.dtype for p in func.params]
         self._dtypes += [v.dtype for v in self._binder.hidden_vars]
@@ -71,8 +95,32 @@ class PackedFunction:
         self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(address)
         self._arrays = [k for k, d in enumerate(self._dtypes[:len(func.params)]) if d == "handle"]
         self._convert = [(k, _CONVERT[d]) for k, d in enumerate(self._dtypes) if d in _CONVERT]
+        self._native_caller = None
+
+    def _native(self) -> Any:
+        from . import fastcall
+
+        if os.environ.get("TIRLITE_NATIVE_CALLS", "1") == "0":
+            return None
+        return fastcall.native_caller(self.name, self._binder, self._address,
+                                      self._kernel_type(), self.call_checked, self._raise)
+
+    def _kernel_type(self) -> Any:
+        from llvmlite import ir
+
+        from .llvm.codegen_llvm import native_param_type
+        from .llvm.types import ir_type
+
+        params = [ir.IntType(8).as_pointer() if d == "handle" else native_param_type(d)
+                  for d in self._dtypes[:len(self._binder.func.params)]]
+        params += [ir_type(v.dtype) for v in self._binder.hidden_vars]
+        return ir.FunctionType(ir.IntType(32), params)
 
     def __call__(self, *args: Any) -> None:
+        self.call_checked(*args)
+
+    def call_checked(self, *args: Any) -> None:
+        """The call with every check made in Python (what a native call falls back to)."""
         bound = self._binder.bind(args)
         values = list(bound.values)
         for k in self._arrays:
@@ -82,7 +130,15 @@ class PackedFunction:
             values[k] = convert(values[k])
         code = self._cfunc(*values)
         if code:
-            raise self.module.error(self.name, code)
+            self._raise(code)
+
+    def _raise(self, code: int) -> None:
+        raise self.module.error(self.name, code)
+
+    @property
+    def is_native(self) -> bool:
+        """Whether calls check their arguments in native code (see codegen/fastcall.py)."""
+        return self._native_caller is not None
 
     def _check_aligned(self, k: int, arr: np.ndarray) -> None:
         if not arr.flags.aligned:
@@ -139,6 +195,9 @@ class Module:
         return next(iter(self._funcs))
 
     def __getitem__(self, name: str) -> PackedFunction:
+        found = self._cache.get(name)
+        if found is not None:
+            return found
         if name not in self._funcs:
             raise KeyError(f"module has no function {name!r}; it has {self.function_names}")
         if self._resolve is None:
@@ -158,7 +217,8 @@ class Module:
         return self._cache[name]
 
     def __call__(self, *args: Any) -> None:
-        self[self.entry_name](*args)
+        entry = self._cache.get(self.entry_name) or self[self.entry_name]
+        entry(*args)
 
     def __repr__(self) -> str:
         return f"<codegen.Module {self.function_names} for {self.target}>"

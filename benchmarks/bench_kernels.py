@@ -163,6 +163,42 @@ def tir_matmul(m: int) -> tir.PrimFunc:
     return tir.PrimFunc(bufs, ib.get())
 
 
+CONV_C = 16  # input and output channels of the conv benchmark
+
+
+def tir_conv(h: int) -> tir.PrimFunc:
+    """3x3 conv, CONV_C -> CONV_C channels, h x h output, x vectorized by 8.
+
+    ``O[co, y, x] = sum over ci, ky, kx of I[ci, y + ky, x + kx] * W[co, ci, ky, kx]``
+    on an input padded to (h + 2) x (h + 2); the same loop nest for every peer.
+    """
+    c = CONV_C
+    inp = tir.decl_buffer((c, h + 2, h + 2), "float32", "I")
+    weight = tir.decl_buffer((c, c, 3, 3), "float32", "W")
+    out = tir.decl_buffer((c, h, h), "float32", "O")
+    ib = ir_builder.create()
+    I, W, O = (ib.buffer_ptr(b) for b in (inp, weight, out))
+    with ib.for_range(0, c, name="co") as co, ib.for_range(0, h, name="y") as y:
+        with ib.for_range(0, h // 8, name="xo") as xo, \
+                ib.for_range(0, 8, name="x", kind="vectorize") as x:
+            O[co, y, xo * 8 + x] = 0.0
+        with (
+            ib.for_range(0, c, name="ci") as ci,
+            ib.for_range(0, 3, name="ky") as ky,
+            ib.for_range(0, 3, name="kx") as kx,
+            ib.for_range(0, h // 8, name="xo") as xo,
+            ib.for_range(0, 8, name="x", kind="vectorize") as x,
+        ):
+            O[co, y, xo * 8 + x] = (O[co, y, xo * 8 + x]
+                                    + I[ci, y + ky, xo * 8 + x + kx] * W[co, ci, ky, kx])
+    return tir.PrimFunc([inp, weight, out], ib.get())
+
+
+def _numpy_conv(inp: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
+    windows = np.lib.stride_tricks.sliding_window_view(inp, (3, 3), axis=(1, 2))
+    np.einsum("chwij,ocij->ohw", windows, weight, out=out, optimize=True)
+
+
 # ---------------------------------------------------------------- numba kernels
 
 
@@ -209,8 +245,21 @@ def _numba_kernels() -> dict:
                 for j in range(m):
                     c[i, j] += a[i, k] * b[k, j]
 
+    @njit
+    def conv(inp, weight, out):
+        c, h = out.shape[0], out.shape[1]
+        for co in range(c):
+            for y in range(h):
+                for x in range(h):
+                    out[co, y, x] = 0
+                for ci in range(c):
+                    for ky in range(3):
+                        for kx in range(3):
+                            for x in range(h):
+                                out[co, y, x] += inp[ci, y + ky, x + kx] * weight[co, ci, ky, kx]
+
     return {"vector_add": add, "saxpy": saxpy, "relu": relu, "gather": gather,
-            "sum": total, "matmul": matmul}
+            "sum": total, "matmul": matmul, "conv": conv}
 
 
 # ---------------------------------------------------------------- the benchmark set
@@ -220,8 +269,8 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5) -> Callable:
     return lambda: np.testing.assert_allclose(got, want(), rtol=rtol, atol=1e-5)
 
 
-def benchmarks(n: int, m: int) -> list:
-    """The benchmarks for vectors of ``n`` and ``m`` x ``m`` matrices."""
+def benchmarks(n: int, m: int, h: int) -> list:
+    """The benchmarks for vectors of ``n``, ``m`` x ``m`` matrices, ``h`` x ``h`` images."""
     rng = np.random.default_rng(0)
     vec = lambda: rng.random(n, dtype=np.float32)
     nb = _numba_kernels()
@@ -234,6 +283,11 @@ def benchmarks(n: int, m: int) -> list:
     ma, mb = list(ma)
     mc = np.zeros((m, m), np.float32)
     alpha = np.float32(2.0)
+    ci = rng.random((CONV_C, h + 2, h + 2), dtype=np.float32)
+    cw = rng.random((CONV_C, CONV_C, 3, 3), dtype=np.float32)
+    co = np.zeros((CONV_C, h, h), np.float32)
+    conv_want = np.zeros_like(co)
+    _numpy_conv(ci, cw, conv_want)
     return [
         Bench("vector_add", tir_vector_add(n), (a, b, c), lambda: np.add(a, b, out=c),
               nb.get("vector_add") and (lambda: nb["vector_add"](a, b, c)),
@@ -255,6 +309,9 @@ def benchmarks(n: int, m: int) -> list:
         Bench("matmul", tir_matmul(m), (ma, mb, mc), lambda: np.matmul(ma, mb, out=mc),
               nb.get("matmul") and (lambda: nb["matmul"](ma, mb, mc)),
               _close(mc, lambda: ma @ mb, 1e-4)),
+        Bench("conv", tir_conv(h), (ci, cw, co), lambda: _numpy_conv(ci, cw, co),
+              nb.get("conv") and (lambda: nb["conv"](ci, cw, co)),
+              _close(co, lambda: conv_want, 1e-4)),
     ]
 
 
@@ -289,14 +346,15 @@ def import_seconds(repeats: int = 3) -> float:
     return statistics.median(times)
 
 
-def run_tvm(n: int, m: int, runs: int) -> dict:
+def run_tvm(n: int, m: int, h: int, runs: int) -> dict:
     """Timings from benchmarks/bench_tvm.py under ``$TVM_PYTHON``, or {} without TVM."""
     python = os.environ.get("TVM_PYTHON")
     if not python:
         return {}
     import llvmlite.binding as llvm
 
-    sizes = {"n": n, "m": m, "runs": runs, "mcpu": llvm.get_host_cpu_name(),
+    sizes = {"n": n, "m": m, "h": h, "runs": runs, "call_n": CALL_N, "call_reps": CALL_REPS,
+             "mcpu": llvm.get_host_cpu_name(),
              "triple": llvm.get_process_triple()}
     proc = subprocess.run([python, str(ROOT / "benchmarks" / "bench_tvm.py"), json.dumps(sizes)],
                           capture_output=True, text=True, timeout=900, check=False)
@@ -336,6 +394,42 @@ def measure(bench: Bench, runs: int, tvm: dict) -> dict:
     return row
 
 
+# ---------------------------------------------------------------- call overhead
+
+CALL_N = 2**10  # elements per array in the call-overhead benchmark
+CALL_REPS = 20_000  # calls per timed round
+
+
+def per_call_us(fns: dict, runs: int) -> dict:
+    """Median over ``runs`` interleaved rounds of the time per call, in µs."""
+    def loop(fn):
+        return lambda: [fn() for _ in range(CALL_REPS)]
+
+    return {name: ms * 1e3 / CALL_REPS
+            for name, ms in interleaved_median_ms({k: loop(f) for k, f in fns.items()},
+                                                  runs).items()}
+
+
+def call_overhead(runs: int, tvm: dict) -> dict:
+    """Time per call of saxpy on 2^10 floats (three arrays and a scalar) for every peer."""
+    rng = np.random.default_rng(1)
+    x, y = rng.random(CALL_N, dtype=np.float32), rng.random(CALL_N, dtype=np.float32)
+    z = np.zeros(CALL_N, np.float32)
+    entry = codegen.build(tir_saxpy(CALL_N), target="llvm")["main"]
+    fns = {"tirlite": lambda: entry(2.0, x, y, z),
+           "tirlite (Python checks)": lambda: entry.call_checked(2.0, x, y, z),
+           "numpy": lambda: np.add(x, y, out=z)}
+    nb = _numba_kernels()
+    if nb:
+        alpha = np.float32(2.0)
+        nb["saxpy"](alpha, x, y, z)
+        fns["numba"] = lambda: nb["saxpy"](alpha, x, y, z)
+    out = per_call_us(fns, runs)
+    if "call_overhead" in tvm:
+        out["tvm"] = tvm["call_overhead"].get("us")
+    return out
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -358,8 +452,12 @@ def print_table(rows: list, meta: dict) -> None:
             print(f"  {r['kernel']}: tirlite failed: {r['error']}")
     print(f"\nimport tir, transform, codegen: {meta['import_s'] * 1e3:.0f} ms (fresh process)")
     print(f"first codegen.build (LLVM start-up included): {meta['first_build_ms']:.0f} ms")
-    print(f"sizes: vectors of {meta['n']} float32, matmul {meta['m']}x{meta['m']}; "
+    print(f"sizes: vectors of {meta['n']} float32, matmul {meta['m']}x{meta['m']}, conv "
+          f"{CONV_C}x{meta['h']}x{meta['h']} (3x3, {CONV_C} -> {CONV_C} channels); "
           f"median of {meta['runs']} runs after 2 warm-up runs; 1 thread")
+    calls = ", ".join(f"{k} {_cell(v, 2)}" for k, v in meta["call_us"].items())
+    print(f"call overhead, us per call of saxpy on {CALL_N} float32 (numpy: one np.add): "
+          f"{calls}")
     print(f"host: {meta['cpu']}, numba {meta['numba']}, tvm {meta['tvm']}; load average "
           f"{meta['load_average_before']:.1f} before, {meta['load_average_after']:.1f} after")
 
@@ -386,14 +484,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes and 3 runs")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.json"))
     opts = parser.parse_args()
-    n, m, runs = (2**16, 64, 3) if opts.quick else (2**24, 256, 7)
-    meta = {"n": n, "m": m, "runs": runs, "import_s": import_seconds(),
+    n, m, h, runs = (2**16, 64, 16, 3) if opts.quick else (2**24, 256, 64, 7)
+    meta = {"n": n, "m": m, "h": h, "runs": runs, "import_s": import_seconds(),
             "first_build_ms": first_build_ms(), "numba": getattr(numba, "__version__", None)}
-    tvm = run_tvm(n, m, runs)
+    tvm = run_tvm(n, m, h, runs)
     meta["tvm"] = tvm.pop("version", None)
     meta["cpu"] = _host_cpu()
     meta["load_average_before"] = os.getloadavg()[0]
-    rows = [measure(bench, runs, tvm) for bench in benchmarks(n, m)]
+    rows = [measure(bench, runs, tvm) for bench in benchmarks(n, m, h)]
+    meta["call_us"] = call_overhead(runs, tvm)
     meta["load_average_after"] = os.getloadavg()[0]
     print_table(rows, meta)
     Path(opts.out).write_text(json.dumps({"meta": meta, "rows": rows, "tvm_raw": tvm}, indent=2))

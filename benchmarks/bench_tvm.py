@@ -19,10 +19,11 @@ import tvm
 from tvm.script import tirx as T
 
 
-def kernels(n: int, m: int) -> dict:
-    """TVMScript versions of the benchmark kernels for vectors of n and m x m matrices."""
+def kernels(n: int, m: int, h: int = 8, c: int = 16) -> dict:
+    """TVMScript versions of the benchmark kernels (vectors of n, m x m matrices, h x h images)."""
     blocks = n // 8
     cols = m // 8
+    xblocks = h // 8
 
     @T.prim_func
     def vector_add(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32"),
@@ -75,11 +76,28 @@ def kernels(n: int, m: int) -> dict:
                     for j in T.vectorized(8):
                         C[i, jo * 8 + j] = C[i, jo * 8 + j] + A[i, k] * B[k, jo * 8 + j]
 
+    @T.prim_func
+    def conv(I: T.Buffer((c, h + 2, h + 2), "float32"), W: T.Buffer((c, c, 3, 3), "float32"),
+             O: T.Buffer((c, h, h), "float32")):
+        for co in range(c):
+            for y in range(h):
+                for xo in range(xblocks):
+                    for x in T.vectorized(8):
+                        O[co, y, xo * 8 + x] = T.float32(0)
+                for ci in range(c):
+                    for ky in range(3):
+                        for kx in range(3):
+                            for xo in range(xblocks):
+                                for x in T.vectorized(8):
+                                    O[co, y, xo * 8 + x] = (
+                                        O[co, y, xo * 8 + x]
+                                        + I[ci, y + ky, xo * 8 + x + kx] * W[co, ci, ky, kx])
+
     return {"vector_add": vector_add, "saxpy": saxpy, "relu": relu, "gather": gather,
-            "sum": vsum, "matmul": matmul}
+            "sum": vsum, "matmul": matmul, "conv": conv}
 
 
-def arguments(name: str, n: int, m: int, dev) -> list:
+def arguments(name: str, n: int, m: int, dev, h: int = 8, c: int = 16) -> list:
     """Device tensors for one kernel, the same shapes as the tirlite run."""
     rng = np.random.default_rng(0)
     vec = lambda: tvm.runtime.tensor(rng.random(n, dtype=np.float32), dev)
@@ -92,6 +110,9 @@ def arguments(name: str, n: int, m: int, dev) -> list:
                            vec()],
         "sum": lambda: [vec(), tvm.runtime.tensor(np.zeros(1, np.float32), dev)],
         "matmul": lambda: [mat(), mat(), mat()],
+        "conv": lambda: [tvm.runtime.tensor(rng.random((c, h + 2, h + 2), dtype=np.float32), dev),
+                         tvm.runtime.tensor(rng.random((c, c, 3, 3), dtype=np.float32), dev),
+                         tvm.runtime.tensor(np.zeros((c, h, h), np.float32), dev)],
     }
     return table[name]()
 
@@ -106,6 +127,9 @@ def expected(name: str, args: list) -> tuple:
         "gather": lambda: (args[2], x[0][x[1]], 0),
         "sum": lambda: (args[1], np.array([x[0].sum(dtype=np.float64)]), 1e-3),
         "matmul": lambda: (args[2], x[0] @ x[1], 1e-4),
+        "conv": lambda: (args[2], np.einsum(
+            "chwij,ocij->ohw",
+            np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(1, 2)), x[1]), 1e-4),
     }
     return table[name]()
 
@@ -122,6 +146,15 @@ def median_ms(fn, runs: int, warmup: int = 2) -> float:
     return statistics.median(times) * 1e3
 
 
+def call_overhead(target, dev, sizes: dict) -> dict:
+    """Time per call (µs) of saxpy on ``call_n`` floats: the median of ``runs`` loops."""
+    n, reps = sizes["call_n"], sizes["call_reps"]
+    entry = tvm.compile(kernels(n, 8)["saxpy"], target=target)["main"]
+    args = arguments("saxpy", n, 8, dev)
+    loop = lambda: [entry(*args) for _ in range(reps)]
+    return {"us": median_ms(loop, sizes["runs"]) * 1e3 / reps}
+
+
 def main() -> None:
     """Build and time each kernel with TVM; print the timings as JSON."""
     sizes = json.loads(sys.argv[1])
@@ -129,12 +162,13 @@ def main() -> None:
     target = tvm.target.Target({"kind": "llvm", "mcpu": sizes["mcpu"], "mtriple": sizes["triple"]})
     dev = tvm.cpu()
     out = {}
-    for name, func in kernels(n, m).items():
+    h = sizes.get("h", 8)
+    for name, func in kernels(n, m, h).items():
         try:
             start = time.perf_counter()
             lib = tvm.compile(func, target=target)
             compile_ms = (time.perf_counter() - start) * 1e3
-            args = arguments(name, n, m, dev)
+            args = arguments(name, n, m, dev, h)
             entry = lib["main"]
             entry(*args)
             tensor, want, rtol = expected(name, args)
@@ -143,6 +177,7 @@ def main() -> None:
                          "compile_ms": compile_ms}
         except Exception as err:  # noqa: BLE001 (report it, do not stop the other kernels)
             out[name] = {"error": f"{type(err).__name__}: {str(err).splitlines()[-1][:200]}"}
+    out["call_overhead"] = call_overhead(target, dev, sizes)
     out["version"] = tvm.__version__
     print(json.dumps(out))
 

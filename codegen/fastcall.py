@@ -183,7 +183,7 @@ class _Emitter:
     """Writes the wrapper: checks, then the kernel call, with one ``slow`` exit.
 
     Its ``self`` (the builtin's bound object) is the tuple ``(slow_path,
-    raise_error, kernel_address)``.
+    raise_error, kernel_address, static_dims_address)``.
     """
 
     def __init__(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType):
@@ -196,6 +196,8 @@ class _Emitter:
         self.plan, self.hidden = plan, hidden
         self.kernel_type = kernel_type
         self.slots: dict[int, ir.Value] = {}  # id(Var) -> its i64 value
+        self.statics: ir.Value | None = None  # the int64 table of static dims
+        self.static_count = 0
 
     # -- helpers
 
@@ -221,6 +223,16 @@ class _Emitter:
 
     def eq(self, a: ir.Value, b: ir.Value) -> ir.Value:
         return self.builder.icmp_unsigned("==", a, b)
+
+    def static_dim(self) -> ir.Value:
+        """The next static dim, read from the table at self[3]: wrappers do not depend
+        on the sizes, only on which dims are static, so kernels share them."""
+        if self.statics is None:
+            address = self.builder.call(self.api("PyLong_AsVoidPtr", PTR, [PTR]), [self.item(3)])
+            self.statics = self.builder.bitcast(address, I64.as_pointer())
+        slot = self.builder.gep(self.statics, [ir.Constant(I64, self.static_count)])
+        self.static_count += 1
+        return self.builder.load(slot)
 
     def bind(self, var: Var, value: ir.Value) -> None:
         """The first occurrence of ``var`` binds it; later ones must agree."""
@@ -270,7 +282,7 @@ class _Emitter:
                     continue
                 size = b.load(b.gep(dims, [ir.Constant(I64, axis)]))
                 if kind == "static":
-                    self.require(self.eq(size, ir.Constant(I64, what)))
+                    self.require(self.eq(size, self.static_dim()))
                 else:
                     self.bind(what, size)
         return self.field(obj, L.data, PTR)
@@ -377,12 +389,14 @@ class NativeCaller:
     a non-zero return code becomes ``raise_error(code)``.
     """
 
-    def __init__(self, name: str, wrapper: int, kernel: int, slow_path: Callable,
-                 raise_error: Callable):
-        self._name = name.encode()  # the PyMethodDef points into these objects
+    def __init__(self, name: str, wrapper: int, kernel: int, statics: list,
+                 slow_path: Callable, raise_error: Callable):
+        # The builtin points into these three objects: they live as long as this one.
+        self._name = name.encode()
         self._def = _MethodDef(self._name, wrapper, _METH_FASTCALL, None)
-        self.callable = _new_cfunction(ctypes.addressof(self._def),
-                                       (slow_path, raise_error, kernel), None)
+        self._statics = (ctypes.c_int64 * max(1, len(statics)))(*statics)
+        own = (slow_path, raise_error, kernel, ctypes.addressof(self._statics))
+        self.callable = _new_cfunction(ctypes.addressof(self._def), own, None)
 
 
 def native_caller(name: str, binder: ArgBinder, kernel: int, kernel_type: ir.FunctionType,
@@ -400,7 +414,9 @@ def native_caller(name: str, binder: ArgBinder, kernel: int, kernel_type: ir.Fun
     if plan is None:
         return None
     wrapper = _wrappers.get(plan, binder.hidden_vars, kernel_type)
-    return NativeCaller(name, wrapper, kernel, slow_path, raise_error)
+    statics = [value for entry in plan if isinstance(entry, _ArrayParam)
+               for kind, value in entry.dims if kind == "static"]
+    return NativeCaller(name, wrapper, kernel, statics, slow_path, raise_error)
 
 
 class _Wrappers:
@@ -441,7 +457,8 @@ class _Wrappers:
 
 
 def _interface_key(plan: list, hidden: tuple, kernel_type: ir.FunctionType) -> tuple:
-    """What a wrapper depends on; vars by order of first appearance, not identity."""
+    """What a wrapper depends on: vars by order of first appearance, not identity;
+    which dims are static, not their sizes (those are in each caller's table)."""
     order: dict[int, int] = {}
 
     def var(v: Var) -> int:
@@ -450,7 +467,7 @@ def _interface_key(plan: list, hidden: tuple, kernel_type: ir.FunctionType) -> t
     parts: list = []
     for entry in plan:
         if isinstance(entry, _ArrayParam):
-            dims = tuple((k, var(w) if k in ("var", "zero") else w) for k, w in entry.dims)
+            dims = tuple((k, var(w) if k in ("var", "zero") else None) for k, w in entry.dims)
             parts.append(("array", entry.type_num, entry.rank, dims, entry.flags))
         else:
             bounds = (entry.lo, entry.hi) if entry.kind == "int" else None

@@ -265,3 +265,25 @@ def test_native_calls_can_be_turned_off():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=True)
     assert out.stdout.split() == ["False", "2.0"]
+
+
+def test_kernels_sharing_a_wrapper_check_their_own_sizes(binds):
+    def add(n):
+        A, B = tir.decl_buffer((n, 3), "float32", name="A"), tir.decl_buffer((n,), "int8", name="B")
+        ib = ir_builder.create()
+        a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+        with ib.for_range(0, n, name="i") as i:
+            b[i] = tir.Cast("int8", a[i, 2])
+        return codegen.build(tir.PrimFunc([A, B], ib.get()))["main"]
+
+    small, large = add(4), add(6)  # one interface, so one compiled wrapper
+    for pf, n in ((small, 4), (large, 6)):
+        a = np.arange(n * 3, dtype="float32").reshape(n, 3)
+        b = np.zeros(n, "int8")
+        pf(a, b)
+        np.testing.assert_array_equal(b, a[:, 2].astype("int8"))
+    assert binds[0] == 0
+    for pf, n in ((small, 6), (large, 4)):
+        args = (np.zeros((n, 3), "float32"), np.zeros(n, "int8"))
+        fast = outcome(pf, args)
+        assert fast == outcome(pf.call_checked, args) and fast[0] == "ValueError"

@@ -104,8 +104,9 @@ def run_opt(args: argparse.Namespace) -> int:
     printer = _printer(args)
     timing = transform.PassTimingInstrument() if args.time_passes else None
     instruments = [i for i in (printer, timing) if i is not None]
-    ctx = transform.PassContext(config=config, instruments=instruments)  # checks the keys
     kernel = _find_kernel(args.file, args.func)
+    # After the file ran: it may register config keys of its own passes.
+    ctx = transform.PassContext(config=config, instruments=instruments)
     codegen.clear_cache()  # the file may have built this kernel itself: build it again here
     with ctx:
         lib = codegen.build(kernel, target)

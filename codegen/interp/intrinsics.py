@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 
 import numpy as np
 
@@ -26,12 +27,59 @@ def _same_type(fn: Callable) -> Callable:
     return apply
 
 
+def _libm_f64(libm: Callable, numpy_fn: Callable) -> Callable:
+    """float64 through C's libm, as compiled code calls it (NumPy has its own SIMD versions,
+    which round differently); other dtypes through NumPy."""
+    def lane(v: float) -> float:
+        return libm(v) if math.isfinite(v) else math.nan  # math raises where libm returns NaN
+
+    lanewise = np.vectorize(lane, otypes=[np.float64])
+
+    def apply(x):
+        return lanewise(x) if np.asarray(x).dtype == np.float64 else numpy_fn(x)
+
+    return apply
+
+
 def _fma(a, b, c):
-    # A fused multiply-add rounds once: compute in double, round to the type.
+    """``a * b + c`` rounded once, as ``llvm.fma``."""
     dtype = np.asarray(a).dtype
-    wide = np.float64 if dtype.itemsize < 8 else np.longdouble
-    exact = np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)
-    return exact.astype(dtype)[()]
+    if dtype.itemsize == 8:
+        return _fma_exact(a, b, c)
+    # float32/float16: the product is exact in float64 and the sum is made
+    # round-to-odd there, so rounding it to the narrow type is the single
+    # correct rounding (a plain float64 sum would round twice).
+    a64, b64, c64 = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a64 * b64
+    s = p + c64
+    bb = s - p
+    err = (p - (s - bb)) + (c64 - bb)  # TwoSum: s + err == p + c exactly
+    even = (s.view(np.int64) & 1) == 0 if s.ndim else (np.array(s).view(np.int64) & 1) == 0
+    nudge = np.isfinite(s) & (err != 0) & even
+    s = np.where(nudge, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return np.asarray(s).astype(dtype)[()]
+
+
+def _fma_exact(a, b, c):
+    """float64 fma: exact rational arithmetic per lane where all three are finite."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    a, b, c = (np.atleast_1d(np.broadcast_to(v, shape)).astype(np.float64) for v in (a, b, c))
+    out = a * b + c  # right for infinities and NaNs
+    for i in np.flatnonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c)):
+        out[i] = _fma_lane(float(a[i]), float(b[i]), float(c[i]))
+    return out.reshape(shape)[()]
+
+
+def _fma_lane(a: float, b: float, c: float) -> float:
+    if a == 0 or b == 0:  # a signed zero product: the float sum has IEEE's signs
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:  # cancellation gives +0 when rounding to nearest
+        return 0.0
+    try:
+        return float(exact)  # Fraction -> float rounds to nearest, ties to even
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
 
 
 def _popcount(x):
@@ -57,8 +105,8 @@ ELEMENTWISE: dict[str, Callable] = {
     "tir.log1p": _same_type(np.log1p),
     "tir.sqrt": _same_type(np.sqrt),
     "tir.rsqrt": _same_type(lambda x: 1.0 / np.sqrt(np.asarray(x, np.float64))),
-    "tir.sin": _same_type(np.sin),
-    "tir.cos": _same_type(np.cos),
+    "tir.sin": _same_type(_libm_f64(math.sin, np.sin)),
+    "tir.cos": _same_type(_libm_f64(math.cos, np.cos)),
     "tir.tan": _same_type(np.tan),
     "tir.tanh": _same_type(np.tanh),
     "tir.sigmoid": _same_type(lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))),

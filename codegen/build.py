@@ -44,6 +44,8 @@ def default_pipeline() -> list:
         transform.VectorizeLoop(),
         # ForKind.UNROLLED loops (and small loops, if tir.UnrollLoop asks) -> straight-line code.
         transform.UnrollLoop(),
+        # float32 exp/log/sin/pow/... calls -> range reduction + polynomial TIR (tir.vector_math).
+        transform.LowerVectorMath(),
         # Fold what vectorizing and unrolling exposed (constant ramp bases, x * 1, ...).
         transform.Simplify(),
         # Drop the empty loops, Evaluate(0)s and no-op branches left behind.

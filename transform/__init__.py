@@ -13,6 +13,7 @@ from .pass_base import (
     prim_func_pass,
 )
 from .instrument_bound_checkers import InstrumentBoundCheckers
+from .lower_vector_math import LowerVectorMath
 from .pass_context import PassContext
 from .remarks import collect_remarks, emit_remark
 from .remove_no_op import RemoveNoOp

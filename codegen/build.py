@@ -20,7 +20,7 @@ from typing import Any
 
 import transform
 from tir.function import IRModule, PrimFunc
-from tir.structural import structural_equal, structural_hash
+from tir.structural import structural_digest, structural_equal, structural_hash
 from tir.verify import verify_well_formed
 from transform import PassContext
 
@@ -99,11 +99,12 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     target = Target(target)
     ctx = PassContext.current()
     # Names are part of the key: structural equality ignores them, but the
-    # module's error messages quote them.
+    # module's error messages and get_source("tir") quote them (loop vars too).
     key = (str(target), tuple(sorted((k, repr(v)) for k, v in ctx.config.items())),
            ctx.opt_level, tuple(sorted(ctx.disabled_pass)), tuple(sorted(ctx.required_pass)),
            _names(mod))
-    cached = _CACHE.find(mod, key)
+    # Instruments watch the passes run: a build under them always runs them.
+    cached = None if ctx.instruments else _CACHE.find(mod, key)
     disk = None
     if cached is None:
         disk = _disk_slot(mod, target, ctx)  # codegen.disk_cache, when enabled
@@ -142,10 +143,7 @@ def _lower_with_remarks(mod: IRModule, target: Target | str) -> tuple[IRModule, 
 
 
 def _names(mod: IRModule) -> tuple:
-    return tuple(
-        (name, tuple(p.name for p in f.params), tuple(b.name for b in f.buffer_map.values()))
-        for name, f in mod.items()
-    )
+    return tuple((name, structural_digest(f, with_names=True)) for name, f in mod.items())
 
 
 def _as_module(mod: Any) -> IRModule:

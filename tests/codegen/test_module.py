@@ -250,3 +250,34 @@ def test_cached_module_reports_its_own_names():
     second = codegen.build(kernel("Y"))
     with pytest.raises(TypeError, match="'Y'"):
         second["main"](np.zeros(4, dtype="float64"))
+
+
+def test_cached_module_quotes_its_own_loop_names():
+    def kernel(loop):
+        X = tir.decl_buffer((16,), "float32", name="X")
+        m = tir.Var("m", "int32")
+        ib = ir_builder.create()
+        x = ib.buffer_ptr(X)
+        with ib.for_range(0, m, name=loop) as i:
+            x[i] = 0.0
+        return tir.PrimFunc([X, m], ib.get())
+
+    codegen.build(kernel("k"))
+    second = codegen.build(kernel("row"))
+    assert "row" in second.get_source("tir")
+    with pytest.raises(RuntimeError, match=r"X\[row\]"):
+        second(np.ones(16, "float32"), 17)
+
+
+def test_a_build_under_instruments_runs_its_passes_even_when_cached():
+    import io
+
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    A[0] = 1.0
+    func = tir.PrimFunc([A], ib.get())
+    codegen.build(func)
+    out = io.StringIO()
+    with transform.PassContext(instruments=[transform.PrintIRAfterEach(out)]):
+        codegen.build(func)
+    assert "A" in out.getvalue()

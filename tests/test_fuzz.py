@@ -1,0 +1,166 @@
+"""The shipped differential fuzzer (``tirlite.fuzz``): a short slice, its CLI, planted bugs.
+
+The slice runs fixed seeds in this process and asserts both that nothing differs and that
+the slice exercised what the fuzzer claims to test (vector code, loops kept serial by the
+legality analysis, tails, n = 0, NaN inputs, math calls under a tolerance), so that a
+generator that drifted into trivial programs fails here.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tirlite.fuzz import check as fuzz_check
+from tirlite.fuzz import cli, exprs, runner, semantics
+from tirlite.fuzz.check import Outcome, agrees, check
+
+ROOT = Path(__file__).resolve().parents[1]
+SLICE = range(24)
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    with np.errstate(all="ignore"):
+        return [check(seed) for seed in SLICE]
+
+
+def test_slice_agrees(outcomes):
+    failed = [o for o in outcomes if o.failed]
+    assert not failed, "\n\n".join(cli.reproducer(o) for o in failed[:3])
+
+
+def test_slice_exercises_what_it_claims(outcomes):
+    def count(tag):
+        return sum(tag in o.tags for o in outcomes)
+
+    assert count("vectorized") >= 6, "too few programs reach vector code"
+    assert count("kept_serial") >= 4, "too few loops kept serial by the dependence analysis"
+    for tag in ("tail", "symbolic", "n_zero", "nan_input", "math", "parallel", "reduce",
+                "carried", "guard"):
+        assert count(tag) >= 1, f"no program of the slice has {tag}"
+    exact, bounded, unchecked = np.sum([o.counts for o in outcomes], axis=0)
+    assert bounded > 0, "no element was compared within a bound (math calls, FMA)"
+    assert exact > 50 * (bounded + unchecked), "most elements must be compared bit for bit"
+
+
+def test_generation_is_deterministic():
+    a, b = fuzz_check.generate(5), fuzz_check.generate(5)
+    assert a.func.script() == b.func.script()
+    for x, y in zip(a.make_inputs(1), b.make_inputs(1)):
+        assert np.array_equal(x, y, equal_nan=True)
+
+
+# ---------------------------------------------------------------- planted bugs
+
+
+def _flip_first_element(name, result):
+    if name != "vector" or isinstance(result, Exception):
+        return result
+    bad = [a.copy() for a in result]
+    first = bad[0].reshape(-1)
+    first[0] = ~first[0] if first.dtype == bool else first[0] + 1
+    return bad
+
+
+def test_a_wrong_result_is_a_mismatch_with_a_reproducer():
+    with np.errstate(all="ignore"):
+        outcome = check(3, planted=_flip_first_element)
+    assert outcome.kind == "mismatch" and outcome.failed
+    assert outcome.detail.startswith("vector build, argument set 0:")
+    text = cli.reproducer(outcome)
+    assert "seed 3" in text and "@T.prim_func" in text
+    assert "python -m tirlite.fuzz --seed 3 --count 1" in text
+
+
+def test_a_wrong_model_is_a_mismatch(monkeypatch):
+    # One ulp too much in the model's float add: every build must now disagree with it.
+    def fadd(a, b, mode):
+        v, e = semantics.fadd(a, b, mode)
+        return np.nextafter(v, v.dtype.type(np.inf)), e
+
+    monkeypatch.setitem(exprs._FLOAT_MODEL, "+", fadd)
+    with np.errstate(all="ignore"):
+        found = [check(seed) for seed in range(12)]
+    assert any(o.kind == "mismatch" for o in found)
+
+
+def test_agreement_is_bit_exact_unless_bounded():
+    got = np.array([0.0, np.nan, 1.0, 1.0, 5.0], np.float32)
+    want = np.array([-0.0, np.nan, np.nextafter(np.float32(1), np.float32(2)), 1.5, 1.0],
+                    np.float32)
+    bound = np.array([0.0, 0.0, 1e-6, 0.1, np.inf])
+    assert agrees(got, want, bound).tolist() == [False, True, True, False, True]
+
+
+def test_model_fma_rounds_once():
+    # a*b + c lies just above a float32 midpoint; rounding through float64 lands on it.
+    a, b = np.float32(1 + 2.0 ** -12), np.float32(1 + 2.0 ** -12)
+    c = np.float32(-(2.0 ** -24)) + np.float32(2.0 ** -49)
+    exact = (1 + 2.0 ** -12) ** 2 + float(c)
+    got = semantics.fused(a, b, c)
+    neighbours = [np.nextafter(got, np.float32(-np.inf)), np.nextafter(got, np.float32(np.inf))]
+    assert all(abs(float(got) - exact) <= abs(float(n) - exact) for n in neighbours)
+
+
+def test_model_min_max_are_ieee_minimum_maximum():
+    z, nz, nan = (np.float32(0.0), 0.0), (np.float32(-0.0), 0.0), (np.float32(np.nan), 0.0)
+    assert np.signbit(semantics.fmin(z, nz)[0]) and not np.signbit(semantics.fmax(nz, z)[0])
+    assert np.isnan(semantics.fmin(nan, z)[0]) and np.isnan(semantics.fmax(z, nan)[0])
+
+
+# ---------------------------------------------------------------- command line and workers
+
+
+def test_cli_runs_a_few_programs_in_workers():
+    proc = subprocess.run([sys.executable, "-m", "tirlite.fuzz", "--count", "5", "--seed", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "programs run: 5 " in proc.stdout
+    assert "  mismatches: 0" in proc.stdout
+
+
+def test_cli_exit_status_and_reproducer_on_a_finding(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "check", lambda seed: Outcome(seed, "mismatch", "planted"))
+    assert cli.main(["--seed", "7", "--count", "2", "--jobs", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "  mismatches: 2" in out and "== mismatch: seed 7: planted" in out
+    assert "re-run: python -m tirlite.fuzz --seed 8 --count 1" in out
+
+
+def test_a_worker_that_dies_is_a_crash_not_the_end():
+    import multiprocessing
+
+    worker = runner._Worker(multiprocessing.get_context("spawn"))
+    try:
+        worker.give(0)
+        os.kill(worker.proc.pid, signal.SIGSEGV)  # what a segfault in compiled code does
+        outcome = None
+        for _ in range(100):
+            outcome = runner._collect(worker, [worker.conn] if worker.conn.poll(0.1) else [],
+                                      timeout=60)
+            if outcome is not None:
+                break
+        assert outcome is not None and outcome.kind == "crash" and outcome.seed == 0
+        assert "died" in outcome.detail
+    finally:
+        worker.stop()
+
+
+def test_a_case_past_its_timeout_is_a_hang():
+    import multiprocessing
+
+    worker = runner._Worker(multiprocessing.get_context("spawn"))
+    try:
+        worker.give(0)
+        worker.started = time.monotonic() - 10  # as if it had run for 10 s
+        outcome = runner._collect(worker, [], timeout=5)
+        assert outcome is not None and outcome.kind == "hang" and outcome.failed
+        assert not worker.proc.is_alive() or worker.proc.join(5) or not worker.proc.is_alive()
+    finally:
+        worker.stop()

@@ -110,6 +110,9 @@ def summary(outcomes: list[Outcome], seconds: float, jobs: int) -> str:
     errors = collections.Counter(o.detail.split(":")[0] for o in outcomes if o.kind == "error")
     lines.append(f"  clear errors raised alike by every build (accepted): {kinds['error']} "
                  f"{dict(errors) if errors else ''}".rstrip())
+    if errors:
+        seeds = [str(o.seed) for o in outcomes if o.kind == "error"]
+        lines.append(f"    seeds: {' '.join(seeds[:20])}{' ...' if len(seeds) > 20 else ''}")
     for tag, what in FEATURES.items():
         lines.append(f"  {what}: {sum(tag in o.tags for o in outcomes)}")
     exact, bounded, unchecked = np.sum([o.counts for o in outcomes], axis=0) if outcomes \

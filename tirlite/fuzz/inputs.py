@@ -100,8 +100,10 @@ def _scalar(spec: ScalarSpec, rng: np.random.Generator):
         pick = edges[rng.integers(len(edges))] if rng.random() < 0.4 else rng.standard_normal()
         return float(sem.np_type(spec.dtype)(pick))
     lo, hi = sem.int_range(spec.dtype)
-    return int(rng.choice(int_edges(spec.dtype))) if rng.random() < 0.3 else int(
-        rng.integers(max(lo, -100), 101))
+    if rng.random() < 0.3:  # by index: an array of the edges would round uint64 ones to float
+        edges = int_edges(spec.dtype)
+        return edges[int(rng.integers(len(edges)))]
+    return int(rng.integers(max(lo, -100), 101))
 
 
 def has_nan(args: list) -> bool:

@@ -237,10 +237,11 @@ class Program:
         self.tags.add("allocate")
         return name, view
 
-    def loop(self, extent: X, kind: str, prefix: str, body) -> X:
+    def loop(self, extent: X, kind: str, prefix: str, body, annotations=None) -> X:
         """``for v in range(extent)`` of ``kind``; ``body(v)`` emits its statements."""
         name = self.fresh(prefix)
-        with self.ib.for_range(0, extent.expr, name=name, kind=kind) as v:
+        with self.ib.for_range(0, extent.expr, name=name, kind=kind,
+                               annotations=annotations) as v:
             var = X(v, lambda st: st.env[name], "int32", 0, max((extent.hi or 1) - 1, 0))
             fns, _ = self._collect(lambda: body(var))
         efn = extent.fn
@@ -309,8 +310,13 @@ class Program:
         ctx = Ctx(extent=extent, independent=independent,
                   private=self._private(False) if independent else frozenset(),
                   cells=[] if independent else self._cells())
-        self.loop(extent, kind, "i", lambda i: body.emit(ctx.nested(i=i),
-                                                         self._count()))
+        annotations = None
+        if independent and kind == "vectorize" and self.rng.random() < 0.3:
+            # the user's word that iterations are independent: true here, so vectorize unchecked
+            annotations = {"tir.vectorize.assume_independent": True}
+            self.tags.add("assume_independent")
+        self.loop(extent, kind, "i", lambda i: body.emit(ctx.nested(i=i), self._count()),
+                  annotations)
 
     def _lanes(self) -> int:
         return self.rng.choice([2, 3, 4, 8, natural_lanes(), 2 * natural_lanes(), 5])

@@ -226,7 +226,10 @@ def fused(a, b, c):
 
 def round_fraction(x: Fraction, t: type):
     """``x`` rounded to nearest-even in type ``t`` (float32 or float64), once."""
-    d = x.numerator / x.denominator  # Python rounds an int quotient correctly to float64
+    try:
+        d = x.numerator / x.denominator  # Python rounds an int quotient correctly to float64
+    except OverflowError:  # beyond float64: rounds to infinity
+        return t(INF if x > 0 else -INF)
     if t is np.float64 or not np.isfinite(d):
         return t(d)
     r = np.float32(d)

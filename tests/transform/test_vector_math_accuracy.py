@@ -160,5 +160,6 @@ def test_float16_result_is_the_float32_result_rounded():
         op_[i] = tir.exp(hp[i])
     got = np.empty_like(x)
     codegen.build(tir.PrimFunc([h, out], ib.get()))["main"](x, got)
-    want = acc.run(acc.build("exp"), x.astype(np.float32)).astype(np.float16)
+    with np.errstate(over="ignore"):  # exp beyond 11.09 is inf in float16
+        want = acc.run(acc.build("exp"), x.astype(np.float32)).astype(np.float16)
     assert _same(got.astype(np.float32), want.astype(np.float32))

@@ -215,8 +215,10 @@ def ffma(a: tuple, b: tuple, c: tuple, mode: Mode) -> tuple:
 def fused(a, b, c):
     """``a * b + c`` exactly, rounded once to the type (a double rounding can be wrong)."""
     t = type(a)
-    if not (np.isfinite(a) and np.isfinite(b) and np.isfinite(c)):
-        return t(np.float64(a) * np.float64(b) + np.float64(c))  # inf and NaN rules only
+    if np.isfinite(a) and np.isfinite(b) and not np.isfinite(c):
+        return c  # the exact product is finite, however large: inf + finite, NaN stays
+    if not (np.isfinite(a) and np.isfinite(b)):
+        return t(a * b + c)  # an infinite (or NaN) product is exact: IEEE's rules only
     exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     if exact == 0:  # the sign of an exact zero sum: IEEE's rules for a*b + c
         return t(np.float64(a) * np.float64(b) + np.float64(c)) if t is np.float32 else \

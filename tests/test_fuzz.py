@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import codegen
+import tir
 from tirlite.fuzz import cli, exprs, generate, runner, semantics
 from tirlite.fuzz.check import Outcome, agrees, check
 
@@ -111,6 +113,39 @@ def test_model_min_max_are_ieee_minimum_maximum():
     z, nz, nan = (np.float32(0.0), 0.0), (np.float32(-0.0), 0.0), (np.float32(np.nan), 0.0)
     assert np.signbit(semantics.fmin(z, nz)[0]) and not np.signbit(semantics.fmax(nz, z)[0])
     assert np.isnan(semantics.fmin(nan, z)[0]) and np.isnan(semantics.fmax(z, nan)[0])
+
+
+# ---------------------------------------------------------------- bugs the fuzzer found
+
+
+def test_abs_of_negative_zero_folds_to_positive_zero():
+    # seeds 10104 and 11293: tir.abs(-0.0) folded to -0.0, so max(x, abs(-0.0)) kept -0.0
+    assert not np.signbit(tir.abs(tir.const(-0.0, "float32")).value)
+    assert tir.abs(tir.const(-2.5, "float64")).value == 2.5
+
+
+def test_uint64_cast_to_int64_may_be_negative():
+    # seeds 14623, 17903, 18974: the bound of int64(x) for a uint64 x was [0, 2^63 - 1], so
+    # Simplify dropped the lower clamp of min(max(int64(x), -1000), 1000)
+    bound = tir.arith.Analyzer().const_int_bound(tir.Cast("int64", tir.Var("x", "uint64")))
+    assert bound.min_value == tir.arith.ConstIntBound.NEG_INF
+    A = tir.decl_buffer((2,), "uint64", name="A")
+    B = tir.decl_buffer((2,), "int64", name="B")
+    ib = tir.ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, 2, name="i") as i:
+        b[i] = tir.min(tir.max(tir.Cast("int64", a[i]), tir.const(-1000, "int64")),
+                       tir.const(1000, "int64"))
+    out = np.zeros(2, "int64")
+    codegen.build(tir.PrimFunc([A, B], ib.get()))["main"](np.array([2**63, 5], "uint64"), out)
+    assert out.tolist() == [-1000, 5]
+
+
+@pytest.mark.parametrize("seed", [11293, 17903])
+def test_seeds_that_found_bugs_agree(seed):
+    with np.errstate(all="ignore"):
+        outcome = check(seed)
+    assert outcome.kind == "agree", cli.reproducer(outcome)
 
 
 # ---------------------------------------------------------------- command line and workers

@@ -8,6 +8,7 @@ Each returns a ``Call`` whose ``op`` names an entry of ``tir.intrin``'s table
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from . import dtype as dt
@@ -92,7 +93,9 @@ def abs(x: Any) -> PrimExpr:  # noqa: A001 (TVM's name)
     if t.is_uint or t.is_bool:
         return x
     if isinstance(x, (IntImm, FloatImm)):
-        return _make_const(x.dtype, -x.value if x.value < 0 else x.value)
+        # copysign, not `x < 0`: -0.0 is not below zero, yet |-0.0| is +0.0
+        return _make_const(x.dtype, math.copysign(x.value, 1.0) if t.is_float else
+                           -x.value if x.value < 0 else x.value)
     if t.is_int:
         return Select(x >= 0, x, neg(x))
     return Call(x.dtype, "tir.fabs", [x])

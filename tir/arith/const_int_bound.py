@@ -310,6 +310,9 @@ class ConstIntBoundAnalyzer(ExprVisitor):
         if not dt.DataType(e.value.dtype).is_integer and not dt.DataType(e.value.dtype).is_bool:
             return target
         src = self.interval(e.value)
+        from_uint = dt.DataType(e.value.dtype).is_uint
+        if src[1] == INF and from_uint and not dt.DataType(e.dtype).is_uint:
+            return target  # INF stands for uint64's top, which wraps to negative int64 values
         if target[0] <= src[0] and src[1] <= target[1]:
             return src
         return target  # the cast may wrap: anything of the target type

@@ -64,7 +64,12 @@ def _fma_exact(a, b, c):
     """float64 fma: exact rational arithmetic per lane where all three are finite."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
     a, b, c = (np.atleast_1d(np.broadcast_to(v, shape)).astype(np.float64) for v in (a, b, c))
-    out = a * b + c  # right for infinities and NaNs
+    with np.errstate(all="ignore"):  # overflow and inf - inf are the IEEE results here
+        out = a * b + c  # right for infinities and NaNs among a and b
+    # A finite product plus an infinite c is c, even where a * b alone would
+    # overflow to the opposite infinity (inf + -inf would be NaN).
+    finite_product = np.isfinite(a) & np.isfinite(b)
+    out = np.where(finite_product & np.isinf(c), c, out)
     for i in np.flatnonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c)):
         out[i] = _fma_lane(float(a[i]), float(b[i]), float(c[i]))
     return out.reshape(shape)[()]

@@ -7,6 +7,7 @@ import codegen
 import tir
 from codegen.interpreter import build_interpreter
 from tir import dtype as dt
+from tir import ir_builder
 
 
 def run_expr(expr, *params_and_args):
@@ -303,3 +304,16 @@ def test_np_matrix_arguments_run_alike_on_both_backends(target):
     y = np.asmatrix(np.zeros((3, 8), "float32"))
     codegen.build(tir.PrimFunc([A, B], ib.get()), target=target)["main"](x, y)
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x) * 2 + np.arange(3)[:, None])
+
+
+def test_fma_of_an_overflowing_product_and_an_infinite_addend_is_the_addend():
+    # The exact a * b is finite, so a * b - inf is -inf; rounding the product
+    # first (to +inf) would give NaN. Found by the fuzzer (tirlite.fuzz seed 16316).
+    ib = ir_builder.create()
+    A = ib.pointer("float64", name="A")
+    A[3] = tir.fma(A[0], A[1], A[2])
+    func = tir.PrimFunc([A], ib.get())
+    for target in ("interp", "llvm"):
+        a = np.array([1e200, 1e200, -np.inf, 0.0])
+        codegen.build(func, target=target)["main"](a)
+        assert a[3] == -np.inf, target

@@ -6,7 +6,9 @@ and ``floormod(var, c) == r``. Every integer comparison is also remembered
 as ``d <= 0``, so that a goal ``g <= 0`` follows when ``g - d`` is provably
 at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``). Operands of a
 type that wraps around (``uint8``, ``int16`` ...) are widened to ``int64``
-first: ``uint8(a - b) <= 0`` says nothing about ``a <= b``.
+first: ``uint8(a - b) <= 0`` says nothing about ``a <= b``; int32/int64
+comparisons with constants near the type's limit are not used at all (the
+difference could wrap).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
+from ..functor import post_order_visit
 from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
 from . import modular_set
 from .const_int_bound import wraps
@@ -99,14 +102,31 @@ def as_nonpositive(cond: PrimExpr) -> list[PrimExpr]:
 
 
 def _without_wraparound(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr] | None:
-    """``a`` and ``b`` in a type where ``a - b`` is exact (None for 64-bit unsigned)."""
-    if not wraps(a.dtype):
-        return a, b  # signed 32/64-bit: index arithmetic, assumed not to overflow
+    """``a`` and ``b`` in a type where ``a - b`` is exact, or None.
+
+    Signed 32/64-bit operands stay as they are (index arithmetic, which the
+    program may assume does not overflow) unless a constant in them is near the
+    type's limit: the difference ``a - b + 1`` is the analyzer's own, and
+    ``v + 2147483647 < -3`` must not fold to something <= 0 by wrapping.
+    Narrower and unsigned operands are widened to int64.
+    """
     t = dt.DataType(a.dtype)
+    if not wraps(a.dtype):
+        limit = 2 ** (t.bits - 4)  # room for the sum of a few such constants
+        if _has_huge_constant(a, limit) or _has_huge_constant(b, limit):
+            return None
+        return a, b
     if t.bits >= 64:
         return None
     wide = str(dt.DataType(dt.INT, 64, t.lanes, t.is_scalable))
     return op.cast(wide, a), op.cast(wide, b)
+
+
+def _has_huge_constant(e: PrimExpr, limit: int) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, IntImm)
+                     and abs(n.value) > limit else None)
+    return bool(found)
 
 
 def prove_from_constraints(analyzer: Any, cond: PrimExpr) -> bool:

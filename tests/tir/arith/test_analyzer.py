@@ -226,3 +226,33 @@ def test_can_prove_is_exact_where_regrouping_int32_terms_leaves_int32():
     assert not a.can_prove(lhs < rhs)
     assert a.can_prove(lhs > rhs)
     assert_same(a.simplify(lhs < rhs), tir.const(False))
+
+
+def test_a_constraint_proof_does_not_wrap_int32_constants():
+    # v < 1 must not prove v + 2147483647 < -3: the difference 2147483647 + 4 wraps
+    # in int32 (found by the fuzzer, seed 15862; Simplify then folded a floormod).
+    v = tir.Var("v", "int32")
+    ana = tir.arith.Analyzer()
+    ana.bind(v, tir.Range(0, 4))
+    with ana.constraint_scope(v < 1):
+        assert not ana.can_prove(v + 2147483647 < -3)
+        assert not ana.can_prove(v + 2147483644 < -3)
+        assert ana.can_prove(v + 5 < 7)  # the ordinary case still works
+        big = tir.Var("b", "int64")
+        assert not ana.can_prove(big + tir.const(2**62, "int64") < big - 3)
+
+
+def test_floormod_near_int32_max_under_a_guard_keeps_its_value():
+    import numpy as np
+
+    import codegen
+    from tir import ir_builder
+
+    ib = ir_builder.create()
+    A = ib.pointer("int32", name="A")
+    with ib.for_range(0, 4, name="v") as v:
+        with ib.if_scope(v < 1):
+            A[v] = tir.floormod(v + 2147483647, -3)
+    a = np.zeros(4, "int32")
+    codegen.build(tir.PrimFunc([A], ib.get()))["main"](a)
+    assert a[0] == 2147483647 % -3

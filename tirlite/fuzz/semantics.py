@@ -37,8 +37,8 @@ from tir import dtype as dt
 INF = math.inf
 
 #: Max error of a math call in ulps of the true result, (float32, float64). float32: the
-#: bound documented for the vector polynomials (``transform.vector_math``: sigmoid 2.09,
-#: sin/cos 1.55, ...) plus the model's own rounding (0.5), rounded up. float64 calls go to
+#: bound documented for the vector polynomials (``transform.vector_math``: sigmoid 2.41,
+#: sin/cos 1.58, ...) plus the model's own rounding (0.5), rounded up. float64 calls go to
 #: libm (within 1 ulp) while NumPy's float64 functions, which compute the model, may be
 #: off by up to 4 ulps (its SIMD versions); sqrt is correctly rounded everywhere.
 MATH_ULPS = {

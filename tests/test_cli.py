@@ -151,3 +151,11 @@ def test_the_installed_script_and_the_version():
     assert run.returncode == 0 and run.stdout.strip() == f"tirlite {tirlite.__version__}"
     run = tirlite_cli()
     assert run.returncode == 2 and "expected a command: opt" in run.stderr
+
+
+def test_fuzz_subcommand_runs_the_fuzzer():
+    proc = tirlite_cli("fuzz", "--count", "2", "--seed", "3", "--jobs", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "programs run: 2 " in proc.stdout and "  mismatches: 0" in proc.stdout
+    bad = tirlite_cli("fuzz", "--count", "many")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--count" in bad.stderr

@@ -286,9 +286,24 @@ def _write(path: str, data: str | bytes) -> None:
 # ------------------------------------------------------------------ the table and main
 
 #: The subcommands, by name; add a ``Command`` here for a new one.
+def _configure_fuzz(p: argparse.ArgumentParser) -> None:
+    from .fuzz import cli as fuzz_cli
+
+    fuzz_cli.add_arguments(p)
+
+
+def run_fuzz(args: argparse.Namespace) -> int:
+    """``tirlite fuzz``: the differential fuzzer (``python -m tirlite.fuzz``)."""
+    from .fuzz import cli as fuzz_cli
+
+    return fuzz_cli.run(args)
+
+
 COMMANDS: dict[str, Command] = {
     "opt": Command("opt", "run a kernel file through the build pipeline and print the result",
                    _configure_opt, run_opt),
+    "fuzz": Command("fuzz", "run the differential fuzzer (random programs, every build "
+                    "against a NumPy model)", _configure_fuzz, run_fuzz),
 }
 
 

@@ -35,13 +35,12 @@ FEATURES = {
 }
 
 
-def parse(argv: list | None) -> argparse.Namespace:
-    """The command line's options."""
-    parser = argparse.ArgumentParser(
-        prog="python -m tirlite.fuzz",
-        description="Differential fuzzer: random TIR programs built vectorized and serial, "
-                    "strict and with FMA contraction, and interpreted, compared with a NumPy "
-                    "model.")
+DESCRIPTION = ("Differential fuzzer: random TIR programs built vectorized and serial, strict "
+               "and with FMA contraction, and interpreted, compared with a NumPy model.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The fuzzer's options (``python -m tirlite.fuzz`` and ``tirlite fuzz`` share them)."""
     parser.add_argument("--seed", type=int, default=0, help="seed of the first program")
     parser.add_argument("--count", type=int, default=None,
                         help="how many programs (default: 100, or unlimited with a budget)")
@@ -54,15 +53,24 @@ def parse(argv: list | None) -> argparse.Namespace:
                         help="a program still running after this long is a hang")
     parser.add_argument("--show", type=int, default=5, help="print this many reproducers")
     parser.add_argument("--verbose", action="store_true", help="one line per program")
-    args = parser.parse_args(argv)
-    if args.count is None and args.time_budget is None:
-        args.count = 100
-    return args
+
+
+def parse(argv: list | None) -> argparse.Namespace:
+    """The command line's options."""
+    parser = argparse.ArgumentParser(prog="python -m tirlite.fuzz", description=DESCRIPTION)
+    add_arguments(parser)
+    return parser.parse_args(argv)
 
 
 def main(argv: list | None = None) -> int:
     """Run the fuzzer; print the summary and reproducers; 1 if anything failed."""
-    args = parse(argv)
+    return run(parse(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the fuzzer with parsed options (see ``add_arguments``); 1 if anything failed."""
+    if args.count is None and args.time_budget is None:
+        args.count = 100
     start = time.monotonic()
     deadline = start + (args.time_budget if args.time_budget is not None else float("inf"))
     seeds = seeds_from(args.seed, args.count)

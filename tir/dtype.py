@@ -3,7 +3,8 @@
 A dtype is written as a string, as in TVM: ``"int32"``, ``"float32x4"`` (four
 lanes), ``"float32xvscalex4"`` (``4 * vscale`` lanes, for SVE-style scalable
 vectors). Expressions carry their dtype as such a string; ``DataType`` parses
-one into its parts.
+one into its parts. ``"uint1"`` is TVM's other name for ``"bool"`` (TVM's bool
+is a 1-bit unsigned integer), so ``"uint1x4"`` reads as ``"boolx4"``.
 
 >>> DataType("float32x4").lanes
 4
@@ -44,6 +45,8 @@ class DataType:
                 is_scalable: bool = False):
         if bits is None:
             return _parse(str(type_code))
+        if type_code == UINT and int(bits) == 1:  # TVM's bool is uint1: one type, one spelling
+            type_code = BOOL
         self = super().__new__(cls)
         for name, value in (("type_code", type_code), ("bits", int(bits)), ("lanes", int(lanes)),
                             ("is_scalable", bool(is_scalable))):
@@ -164,7 +167,9 @@ def _parse(text: str) -> DataType:
         raise ValueError(f"invalid dtype {text!r}: bfloat is not supported")
     default_bits = {BOOL: 1, HANDLE: 64}.get(code)
     bits = int(bits_text) if bits_text else default_bits
-    if code == BOOL and bits_text:
+    if code == UINT and bits == 1:  # TVM spells bool masks "uint1xN"
+        code = BOOL
+    elif code == BOOL and bits_text:
         raise ValueError(f"invalid dtype {text!r}: write 'bool'")
     if bits is None or bits not in _VALID_BITS[code]:
         raise ValueError(f"invalid dtype {text!r}: {code} does not come in {bits_text or 0} bits")

@@ -30,7 +30,8 @@ for _name in (_FLOAT_MATH + " " + _INT_MATH + " reinterpret likely").split():
     INTRINSICS[f"tir.{_name}"] = Intrinsic(f"tir.{_name}")
 # if_then_else evaluates one branch only: element-wise once both sides are safe to evaluate.
 INTRINSICS["tir.if_then_else"] = Intrinsic("tir.if_then_else")
-for _name in ("tir.vscale",):
+# get_active_lane_mask builds a whole mask from scalars: not applied lane by lane.
+for _name in ("tir.vscale", "tir.get_active_lane_mask"):
     INTRINSICS[_name] = Intrinsic(_name, pure=True, elementwise=False)
 for _name in ("tir.call_extern", "tir.call_pure_extern", "tir.ret", "tir.address_of",
               "tir.assume", "tir.undef"):

@@ -566,6 +566,7 @@ from .op_intrin import (  # noqa: E402,F401  (re-exported: tir.op.exp as in TVM)
     exp10,
     floor,
     fma,
+    get_active_lane_mask,
     if_then_else,
     isinf,
     isnan,

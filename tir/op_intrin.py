@@ -1,5 +1,6 @@
 """Builders for intrinsic calls: math (``exp``, ``fma``), bit operations,
-``if_then_else``, ``reinterpret``, ``likely``, ``vscale`` and extern calls.
+``if_then_else``, ``reinterpret``, ``likely``, ``vscale``, ``get_active_lane_mask``
+and extern calls.
 
 Each returns a ``Call`` whose ``op`` names an entry of ``tir.intrin``'s table
 (or folds to a constant). ``tir.op`` re-exports all of them, so
@@ -218,6 +219,23 @@ def vscale() -> Call:
     return Call("int32", "tir.vscale", [])
 
 
+def get_active_lane_mask(dtype: str, base: Any, limit: Any) -> Call:
+    """The bool vector whose lane ``k`` is ``base + k < limit`` (TVM's tail mask).
+
+    ``dtype`` is the mask's type, a bool vector (TVM writes ``"uint1x4"``);
+    ``base`` and ``limit`` are scalar integers of one dtype.
+    """
+    dtype = dt.canonical(dtype)
+    if not (dt.DataType(dtype).is_bool and dt.DataType(dtype).is_vector):
+        raise TypeError(f"get_active_lane_mask: dtype must be a bool vector such as 'uint1x4', "
+                        f"got {dtype!r}")
+    base, limit = promote(base, limit, "get_active_lane_mask")
+    if not dt.DataType(base.dtype).is_integer or dt.DataType(base.dtype).is_vector:
+        raise TypeError(f"get_active_lane_mask: base and limit must be scalar integers, "
+                        f"got {base.dtype}")
+    return Call(dtype, "tir.get_active_lane_mask", [base, limit])
+
+
 def select(cond: Any, t: Any, f: Any) -> PrimExpr:
     """``Select(cond, t, f)`` with promotion of ``t`` and ``f``."""
     t, f = promote(t, f, "Select")
@@ -242,7 +260,8 @@ def sum_of(values: Sequence[Any]) -> PrimExpr:
 __all__ = [
     "abs", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "call_extern",
     "call_intrin", "call_pure_extern", "ceil", "cos", "erf", "exp", "exp10", "exp2", "floor",
-    "fma", "if_then_else", "isinf", "isnan", "likely", "log", "log10", "log1p", "log2",
+    "fma", "get_active_lane_mask", "if_then_else", "isinf", "isnan", "likely", "log", "log10",
+    "log1p", "log2",
     "nearbyint", "popcount", "pow", "reinterpret", "ret", "round", "rsqrt", "select",
     "shift_left", "shift_right", "sigmoid", "sin", "sqrt", "strip_likely", "sum_of", "tan",
     "tanh", "trunc", "vscale",

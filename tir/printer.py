@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from .buffer import Buffer
+from .dtype import DataType
 from .expr import (
     EQ,
     GE,
@@ -74,9 +75,18 @@ _LOOP_FUNCS = {
     ForKind.THREAD_BINDING: "T.thread_binding",
 }
 # Calls whose result dtype cannot be read off their arguments print it first.
-_TYPED_CALLS = {"tir.call_extern", "tir.call_pure_extern", "tir.reinterpret"}
+_TYPED_CALLS = {"tir.call_extern", "tir.call_pure_extern", "tir.reinterpret",
+                "tir.get_active_lane_mask"}
 INDENT = "    "
 _DISPATCH: dict[type, Any] = {}  # node class -> _Printer method
+
+
+def _tvm_dtype_text(dtype: str) -> str:
+    """``dtype`` as TVM writes it in a typed call: a bool vector is ``uint1xN`` there."""
+    t = DataType(dtype)
+    if t.is_bool and t.is_vector and not t.is_scalable:
+        return f"uint1x{t.lanes}"
+    return dtype
 
 
 def script(node: Any) -> str:
@@ -422,7 +432,8 @@ class _Printer(StmtExprVisitor):
     def visit_call(self, e: Any) -> None:
         op = e.op
         if op in _TYPED_CALLS:
-            self.out.append(f"T.{op[4:]}({quote(e.dtype)}{', ' if e.args else ''}")
+            dtype = quote(_tvm_dtype_text(e.dtype))
+            self.out.append(f"T.{op[4:]}({dtype}{', ' if e.args else ''}")
             self.args(e.args)
             self.out.append(")")
         elif op.startswith("tir.") and op in INTRINSICS:

@@ -40,9 +40,14 @@ dependence). The loop annotation ``"tir.vectorize.assume_independent": True``
 skips that check, as ``#pragma GCC ivdep`` does: the user promises the
 iterations are independent (TVM's meaning of a vectorized loop).
 
+With config ``tir.enable_buffer_level_predication`` (TVM's key), an ``if``
+whose condition is a tail guard ``base + j < limit`` and whose accesses are
+all at ``base + j`` is replaced by its branch, each access predicated with
+``get_active_lane_mask(base, limit)`` (``vectorize/predicate.py``).
+
 Each remark (``VectorizeRemark``) has ``func_name``, ``loop_var``, ``lanes``,
-``outcome`` (``"vectorized"``, ``"partially vectorized"``, ``"scalarized"``
-or ``"not vectorized"``) and ``reason``. The pass's output is IR only (what
+``outcome`` (``"vectorized"``, ``"predicated"``, ``"partially vectorized"``,
+``"scalarized"`` or ``"not vectorized"``) and ``reason``. The pass's output is IR only (what
 TVM's pass returns); the remarks go to ``transform.collect_remarks()``
 scopes, to the entered ``PassContext`` (``ctx.remarks``) and, after
 ``codegen.build``, to ``Module.remarks``.
@@ -75,10 +80,13 @@ def _name_in(mod: IRModule, func: PrimFunc) -> str:
     return str(func.attrs.get("global_symbol", "main"))
 
 
-def vectorize_function(func: PrimFunc, name: str = "main",
-                       print_remarks: bool = False) -> PrimFunc:
-    """``func`` with its vectorized loops vectorized; its remarks are emitted (``emit_remark``)."""
-    vectorizer = LoopVectorizer(name, func.attrs.get("target"))
+def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False,
+                       predicate: bool = False) -> PrimFunc:
+    """``func`` with its vectorized loops vectorized; its remarks are emitted (``emit_remark``).
+
+    ``predicate`` turns tail guards into lane masks (buffer-level predication).
+    """
+    vectorizer = LoopVectorizer(name, func.attrs.get("target"), predicate)
     body = vectorizer(func.body)
     for remark in vectorizer.remarks:
         if print_remarks:
@@ -91,7 +99,8 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
     """The ``tir.VectorizeLoop`` pass (opt level 0); ``False`` makes vectorized loops serial.
 
     Config ``tir.disable_vectorize`` also turns vectorization off;
-    ``tir.vectorize_remarks`` prints the remarks.
+    ``tir.vectorize_remarks`` prints the remarks; ``tir.enable_buffer_level_predication``
+    turns tail guards (``if base + lane < limit``) into predicated loads and stores.
 
     Raises:
         VectorizeError: a vectorized loop with a non-constant or non-positive
@@ -102,7 +111,8 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
         if not enable_vectorize or ctx.config.get("tir.disable_vectorize", False):
             return func.with_body(VectorizeSkipper()(func.body))
         print_remarks = bool(ctx.config.get("tir.vectorize_remarks", False))
-        return vectorize_function(func, _name_in(mod, func), print_remarks)
+        predicate = bool(ctx.config.get("tir.enable_buffer_level_predication", False))
+        return vectorize_function(func, _name_in(mod, func), print_remarks, predicate)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")
 

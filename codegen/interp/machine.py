@@ -393,6 +393,13 @@ def _call_extern(m: Machine, e: Any) -> Any:
     return values.cast(fn(*[m.eval(a) for a in e.args[1:]]), e.dtype)
 
 
+def _active_lane_mask(m: Machine, e: Any) -> Any:
+    """Lane ``k`` is ``base + k < limit``, in exact integers (no wrap-around)."""
+    base, limit = (int(m.eval(a)) for a in e.args)
+    lanes = dt.lanes_of(e.dtype) * (m.vscale if dt.DataType(e.dtype).is_scalable else 1)
+    return np.arange(base, base + lanes) < limit
+
+
 def _undef(m: Machine, e: Any) -> Any:
     return values.make(0, e.dtype, dt.lanes_of(e.dtype))
 
@@ -412,6 +419,7 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.call_extern": _call_extern,
     "tir.call_pure_extern": _call_extern,
     "tir.undef": _undef,
+    "tir.get_active_lane_mask": _active_lane_mask,
     # the lowest / highest lane (the bound checks of gather indices use them)
     "tir.vector_reduce_min": _reduce(values.reduce_min),
     "tir.vector_reduce_max": _reduce(values.reduce_max),

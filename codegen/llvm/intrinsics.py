@@ -163,6 +163,22 @@ class IntrinsicCodegen:
         ty = ir_type(op.dtype)
         return self.builder.call(self.declare_intrinsic("llvm.vscale", ty, []), [])
 
+    # get_active_lane_mask(base, limit): lane k is base + k < limit, compared as signed
+    # TIR integers. LLVM's intrinsic compares unsigned (a negative limit would turn every
+    # lane on), so it gets the count of active lanes, clamped at 0, from lane 0:
+    #   %d = sub i32 %limit, %base
+    #   %n = select i1 (icmp slt i32 %d, 0), i32 0, i32 %d
+    #   %m = call <4 x i1> @llvm.get.active.lane.mask.v4i1.i32(i32 0, i32 %n)
+    def intrin_get_active_lane_mask(self, op):
+        base, limit = (self.visit_expr(a) for a in op.args)
+        count = self.builder.sub(limit, base)
+        zero_ = ir.Constant(count.type, 0)
+        count = self.builder.select(self.builder.icmp_signed("<", count, zero_), zero_, count)
+        ret = ir_type(op.dtype)
+        fn = self.declare_intrinsic("llvm.get.active.lane.mask", ret, [count.type, count.type],
+                                    overloads=[ret, count.type])
+        return self.builder.call(fn, [zero_, count])
+
     def intrin_undef(self, op):
         return ir.Constant(ir_type(op.dtype), ir.Undefined)
 

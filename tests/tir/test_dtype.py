@@ -53,6 +53,18 @@ def test_invalid_strings(text, message):
         DataType(text)
 
 
+@pytest.mark.parametrize("text, canonical", [
+    ("uint1", "bool"), ("uint1x4", "boolx4"), ("uint1x16", "boolx16"),
+    ("uint1xvscalex4", "boolxvscalex4"),
+])
+def test_uint1_is_tvms_name_for_bool(text, canonical):
+    t = DataType(text)
+    assert t.is_bool and t == DataType(canonical) and str(t) == canonical
+    assert DataType(str(t)) == t and dt.canonical(text) == canonical
+    assert DataType("uint", 1, t.lanes, t.is_scalable) == t
+    assert DataType("uint8").is_uint  # only the 1-bit uint is bool
+
+
 def test_build_from_parts():
     t = DataType("float", 32, 8)
     assert str(t) == "float32x8" and t.is_vector and not t.is_scalar

@@ -213,6 +213,24 @@ def test_vector_let_type_and_predicated_store():
     """)
 
 
+def test_active_lane_mask_prints_as_tvm_with_its_uint1_dtype():
+    mask = tir.get_active_lane_mask("uint1x4", x * 4, 14)
+    assert mask.dtype == "boolx4"
+    assert str(mask) == 'T.get_active_lane_mask("uint1x4", x * 4, 14)'
+    store = tir.BufferStore(A, tir.Broadcast(tir.const(1.0), 4), [tir.Ramp(x * 4, 1, 4)], mask)
+    assert str(store) == golden("""
+        A.vstore([T.Ramp(x * 4, 1, 4)], T.Broadcast(T.float32(1), 4), \
+predicate=T.get_active_lane_mask("uint1x4", x * 4, 14))
+    """)
+
+
+def test_active_lane_mask_checks_its_arguments():
+    with pytest.raises(TypeError, match="must be a bool vector such as 'uint1x4'"):
+        tir.get_active_lane_mask("int32x4", x, 14)
+    with pytest.raises(TypeError, match="base and limit must be scalar integers"):
+        tir.get_active_lane_mask("uint1x4", tir.const(0.5), 14)
+
+
 def test_allocate_and_its_buffer_share_a_name():
     data = tir.Var("B", "handle", type_annotation="float32")
     B = tir.decl_buffer((16,), "float32", "B", data=data)

@@ -7,6 +7,7 @@
 - legality.py: the dependence analysis run before each loop's rewrite (``analyze_loop``),
   with accesses.py (the accesses of a body and their positions) and dependence.py
   (affine index forms, the GCD and bounds tests);
+- predicate.py: buffer-level predication, a tail guard as a lane mask on its accesses;
 - remarks.py: ``VectorizeRemark``, ``VectorizeError``;
 - lanes.py: replicate / repeat / concatenate vectors.
 """
@@ -16,6 +17,7 @@ from .loop_vectorizer import LoopVectorizer
 from .remarks import (
     NOT_VECTORIZED,
     PARTIAL,
+    PREDICATED,
     SCALARIZED,
     VECTORIZED,
     VectorizeError,
@@ -29,6 +31,7 @@ __all__ = [
     "ASSUME_INDEPENDENT",
     "NOT_VECTORIZED",
     "PARTIAL",
+    "PREDICATED",
     "SCALARIZED",
     "VECTORIZED",
     "ExprVectorizer",

@@ -21,6 +21,7 @@ from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
 from .remarks import (
     NOT_VECTORIZED,
     PARTIAL,
+    PREDICATED,
     SCALARIZED,
     VECTORIZED,
     VectorizeError,
@@ -32,9 +33,11 @@ from .vectorize_stmt import Vectorizer
 class LoopVectorizer(StmtMutator):
     """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
 
-    def __init__(self, func_name: str = "main", target: Any = None):
+    def __init__(self, func_name: str = "main", target: Any = None, predicate: bool = False):
         self.func_name = func_name
         self.target = target
+        #: Buffer-level predication (config ``tir.enable_buffer_level_predication``).
+        self.predicate = predicate
         self.analyzer = Analyzer()
         self.remarks: list[VectorizeRemark] = []
 
@@ -64,7 +67,8 @@ class LoopVectorizer(StmtMutator):
             reason = legality.serial_reason
             self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
             return replace(loop, kind=ForKind.SERIAL, body=body)
-        vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units)
+        vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
+                                self.predicate)
         result = vectorizer.vectorize(body)
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]
@@ -125,7 +129,11 @@ def _outcome(vectorizer: Vectorizer) -> tuple[str, str]:
     reason = "; ".join(vectorizer.reasons)
     if vectorizer.scalarized_all:
         return SCALARIZED, reason
-    return (PARTIAL, reason) if vectorizer.reasons else (VECTORIZED, "")
+    if vectorizer.reasons:
+        return PARTIAL, "; ".join(vectorizer.predicated + vectorizer.reasons)
+    if vectorizer.predicated:
+        return PREDICATED, "; ".join(vectorizer.predicated)
+    return VECTORIZED, ""
 
 
 def _contains_vscale(e: Any) -> bool:

@@ -12,6 +12,8 @@ import attrs
 
 #: Every statement of the loop body became vector code.
 VECTORIZED = "vectorized"
+#: Every statement became vector code, some with a tail guard turned into lane masks.
+PREDICATED = "predicated"
 #: Some statements became vector code; others stayed in a serial loop (see the reason).
 PARTIAL = "partially vectorized"
 #: The whole body stayed a serial loop (see the reason).
@@ -33,7 +35,8 @@ class VectorizeError(ValueError):
 
 @attrs.frozen(repr=False)
 class VectorizeRemark:
-    """What happened to one vectorized loop: ``outcome`` is vectorized / partially / scalarized."""
+    """What happened to one vectorized loop: ``outcome`` is vectorized / predicated /
+    partially vectorized / scalarized / not vectorized."""
 
     func_name: str
     loop_var: str

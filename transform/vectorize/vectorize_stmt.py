@@ -36,6 +36,7 @@ from tir.stmt import (
 )
 
 from .lanes import chunk, lanes
+from .predicate import lane_guard, predicate_accesses, why_not_predicable
 from .remarks import VectorizeError
 from .vectorizer import ExprVectorizer, NeedScalarize
 
@@ -44,16 +45,22 @@ class Vectorizer(ExprVectorizer):
     """Rewrites the body of one vectorized loop; records what it had to scalarize."""
 
     def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None,
-                 keep_serial: dict | None = None):
+                 keep_serial: dict | None = None, predicate: bool = False):
         super().__init__(var, lanes_, min_, analyzer)
         #: The reasons of every scalarized statement, in the order met.
         self.reasons: list[str] = []
+        #: Whether a guard on the var may become a lane mask (buffer-level predication).
+        self.predicate = predicate
+        #: One note per guard that became a lane mask, in the order met.
+        self.predicated: list[str] = []
         #: id(statement) -> reason: statements the legality analysis keeps serial.
         self.keep_serial = keep_serial or {}
         #: id(rewritten statement) -> the statement it replaced before vectorizing (PerLaneAccess)
         self._origin: dict[int, Stmt] = {}
         self._root: Stmt | None = None
         self._scalarized: set[int] = set()
+        #: How many statements were scalarized (reasons are deduplicated, this is not).
+        self._scalarize_count = 0
 
     def vectorize(self, body: Stmt) -> Stmt:
         """The vectorized ``body`` (the loop itself disappears)."""
@@ -94,6 +101,7 @@ class Vectorizer(ExprVectorizer):
         if reason not in self.reasons:
             self.reasons.append(reason)
         self._scalarized.add(id(stmt))
+        self._scalarize_count += 1
         index = Var(f"{self.var.name}_s", self.var.dtype)
         body = substitute(stmt, {self.var: index})
         return For(index, self.min, op.const(self.lanes, self.var.dtype), ForKind.SERIAL, body)
@@ -160,16 +168,49 @@ class Vectorizer(ExprVectorizer):
     # ------------------------------------------------------------ control flow
 
     def visit_if_then_else(self, node: IfThenElse) -> Stmt:
-        """An if with a uniform condition is kept; one that depends on the var scalarizes."""
+        """An if with a uniform condition is kept; one that depends on the var scalarizes,
+        unless it is a tail guard its accesses can take as a lane mask (predicate.py)."""
         cond = self.visit_expr(node.condition)
         if self.widened(cond, node.condition):
-            # (the place for predicated stores, once tails are predicated)
-            raise NeedScalarize(f"if condition depends on {self.var.name}")
+            reason = f"if condition depends on {self.var.name}"
+            if not self.predicate or node.else_case is not None:
+                raise NeedScalarize(reason)
+            predicated, why_not = self._try_predicate(node, cond)
+            if predicated is None:
+                raise NeedScalarize(f"{reason} (not predicated: {why_not})" if why_not
+                                    else reason)
+            return predicated
         then_case = self.visit_stmt(node.then_case)
         else_case = None if node.else_case is None else self.visit_stmt(node.else_case)
         if cond is node.condition and then_case is node.then_case and else_case is node.else_case:
             return node
         return IfThenElse(cond, then_case, else_case)
+
+    def _try_predicate(self, node: IfThenElse, cond: PrimExpr) -> tuple[Stmt | None, str]:
+        """The then-branch with the guard ``cond`` as a mask on its accesses, or None and why.
+
+        The branch is vectorized first; if any part of it had to scalarize, that
+        part would run unguarded, so the guard stays (and the branch's remarks go).
+        """
+        guard = lane_guard(cond, self.lanes)
+        if guard is None:
+            return None, ""
+        saved = len(self.reasons), set(self._scalarized), len(self.predicated)
+        count = self._scalarize_count
+        try:
+            branch = self.visit_stmt(node.then_case)
+        except NeedScalarize as request:
+            branch, why_not = None, request.reason
+        else:
+            why_not = why_not_predicable(branch, guard)
+            if self._scalarize_count > count:
+                why_not = "; ".join(self.reasons[saved[0]:]) or "part of the branch is scalarized"
+        if why_not:
+            del self.reasons[saved[0]:], self.predicated[saved[2]:]
+            self._scalarized = saved[1]
+            return None, why_not
+        self.predicated.append(f"if {node.condition} became a lane mask")
+        return predicate_accesses(branch, guard), ""
 
     def visit_for(self, node: For) -> Stmt:
         """An inner loop with a uniform range is kept (its body vectorized); else scalarize."""

@@ -21,9 +21,7 @@ for _var in ("TIRLITE_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
 
 import argparse
 import math
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 import codegen  # noqa: E402
 import tir  # noqa: E402
 from tir import ir_builder  # noqa: E402
+from bench_kernels import interleaved_median_ms  # noqa: E402  (the same timing rounds)
 from transform import PassContext  # noqa: E402
 
 try:
@@ -147,20 +146,6 @@ def _numba_kernels() -> dict:
 
     out["softmax"] = softmax
     return out
-
-
-def interleaved_median_ms(fns: dict, runs: int, warmup: int = 2) -> dict:
-    """Median ms of each callable; one call of each per round, so noise falls on all alike."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times: dict = {name: [] for name in fns}
-    for _ in range(runs):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append((time.perf_counter() - start) * 1e3)
-    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def _build(func: tir.PrimFunc, mode: str):

@@ -225,14 +225,15 @@ def let_bindings() -> None:
 # ---------------------------------------------------------------- 4. fma
 
 
-def build_fma(n: int) -> tir.PrimFunc:
-    """D = A * B + C, fused."""
+def build_fma(n: int, fused: bool = True) -> tir.PrimFunc:
+    """D = A * B + C: ``tir.fma`` (fused), or a product and a sum."""
     bufs = [tir.decl_buffer((n, LANES), F32, name=name) for name in "ABCD"]
     ib = ir_builder.create()
     a, b, c, d = (ib.buffer_ptr(buf) for buf in bufs)
     with ib.for_range(0, n, name="i") as i:
         with ib.for_range(0, LANES, kind="vectorize", name="j") as j:
-            d[i, j] = tir.fma(a[i, j], b[i, j], c[i, j])
+            x, y, z = a[i, j], b[i, j], c[i, j]
+            d[i, j] = tir.fma(x, y, z) if fused else x * y + z
     return tir.PrimFunc(bufs, ib.get())
 
 
@@ -261,17 +262,6 @@ def fused_multiply_add() -> None:
     contraction(a, b, c, exact, unfused)
 
 
-def build_mul_add(n: int) -> tir.PrimFunc:
-    """D = A * B + C, written as a product and a sum."""
-    bufs = [tir.decl_buffer((n, LANES), F32, name=name) for name in "ABCD"]
-    ib = ir_builder.create()
-    a, b, c, d = (ib.buffer_ptr(buf) for buf in bufs)
-    with ib.for_range(0, n, name="i") as i:
-        with ib.for_range(0, LANES, kind="vectorize", name="j") as j:
-            d[i, j] = a[i, j] * b[i, j] + c[i, j]
-    return tir.PrimFunc(bufs, ib.get())
-
-
 def contraction(a, b, c, exact, unfused) -> None:
     """By default ``a * b + c`` may become an FMA too; strict mode rounds twice."""
     # codegen.llvm.fp_contract (default True) puts LLVM's `contract` flag on
@@ -280,7 +270,7 @@ def contraction(a, b, c, exact, unfused) -> None:
     # ones fuse is LLVM's choice: where bit-exact results matter (comparing
     # with the interpreter, or the vectorized build with the serial one),
     # build with the key set to False.
-    func = build_mul_add(a.shape[0])
+    func = build_fma(a.shape[0], fused=False)
     d = np.empty_like(a)
     lib = codegen.build(func)
     lib["main"](a, b, c, d)

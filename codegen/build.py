@@ -39,6 +39,8 @@ def default_pipeline() -> list:
     return [
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
+        # Vectorized loops -> serial loop of register-wide vectors + a predicated tail.
+        transform.StripMineVectorLoops(),
         # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when
         # tir.disable_vectorize is set: the pass then runs VectorizeSkipper).
         transform.VectorizeLoop(),

@@ -18,5 +18,6 @@ from .pass_context import PassContext
 from .remarks import collect_remarks, emit_remark
 from .remove_no_op import RemoveNoOp
 from .simplify import Simplify
+from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper

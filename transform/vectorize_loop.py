@@ -43,7 +43,10 @@ iterations are independent (TVM's meaning of a vectorized loop).
 With config ``tir.enable_buffer_level_predication`` (TVM's key), an ``if``
 whose condition is a tail guard ``base + j < limit`` and whose accesses are
 all at ``base + j`` is replaced by its branch, each access predicated with
-``get_active_lane_mask(base, limit)`` (``vectorize/predicate.py``).
+``get_active_lane_mask(base, limit)`` (``vectorize/predicate.py``). The loop
+annotation ``"tir.vectorize.predicate_tail": True`` does the same for one loop:
+``StripMineVectorLoops`` (run before this pass by ``codegen.build``) puts it on
+the tail vectors it peels, so only those are predicated.
 
 Each remark (``VectorizeRemark``) has ``func_name``, ``loop_var``, ``lanes``,
 ``outcome`` (``"vectorized"``, ``"predicated"``, ``"partially vectorized"``,

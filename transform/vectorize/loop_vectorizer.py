@@ -29,6 +29,13 @@ from .remarks import (
 )
 from .vectorize_stmt import Vectorizer
 
+#: The annotation ``StripMineVectorLoops`` puts on the loops it makes: the note their
+#: remarks start with (``strip-mined by 16 (the target's 512-bit registers / float32)``).
+STRIP_MINED = "tir.vectorize.strip_mined"
+#: The annotation on a peeled tail loop: predicate its guard, as config
+#: ``tir.enable_buffer_level_predication`` does for every loop.
+PREDICATE_TAIL = "tir.vectorize.predicate_tail"
+
 
 class LoopVectorizer(StmtMutator):
     """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
@@ -67,8 +74,9 @@ class LoopVectorizer(StmtMutator):
             reason = legality.serial_reason
             self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
             return replace(loop, kind=ForKind.SERIAL, body=body)
+        predicate = self.predicate or bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
-                                self.predicate)
+                                predicate)
         result = vectorizer.vectorize(body)
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]
@@ -117,12 +125,19 @@ class LoopVectorizer(StmtMutator):
         )
 
     def _remark(self, loop: For, lanes: int, outcome: str, reason: str) -> VectorizeRemark:
+        note = _annotation(loop, STRIP_MINED)
+        if note:
+            reason = f"{note}; {reason}" if reason else str(note)
         return VectorizeRemark(self.func_name, loop.loop_var.name, lanes, outcome, reason)
+
+
+def _annotation(loop: For, key: str) -> Any:
+    return (loop.annotations or {}).get(key)
 
 
 def _assumes_independence(loop: For) -> bool:
     """Whether the user promised that the loop's iterations are independent."""
-    return bool((loop.annotations or {}).get(ASSUME_INDEPENDENT, False))
+    return bool(_annotation(loop, ASSUME_INDEPENDENT))
 
 
 def _outcome(vectorizer: Vectorizer) -> tuple[str, str]:
@@ -154,4 +169,4 @@ def _scalable_reason(extent: Any, target: Any) -> str:
     return f"extent {extent} is scalable; scalable vectors are not supported by the vectorizer yet"
 
 
-__all__ = ["LoopVectorizer"]
+__all__ = ["PREDICATE_TAIL", "STRIP_MINED", "LoopVectorizer"]

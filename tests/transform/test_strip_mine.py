@@ -1,0 +1,216 @@
+"""``StripMineVectorLoops``: Before (ir_builder) / After (ir_builder) for each kind of extent,
+the vector length rule, the ``tir.vector_length`` annotation and its errors."""
+
+import pytest
+
+import codegen
+import tir
+import transform
+from tir import ir_builder
+from tir.structural import assert_structural_equal
+from transform.strip_mine import MAX_VECTORS, VECTOR_LENGTH
+from transform.vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
+
+BITS = codegen.Target("llvm").vector_width_bits
+VL = BITS // 32  # float32 lanes per register on this host
+NOTE = f"strip-mined by {VL} (the target's {BITS}-bit registers / float32)"
+
+
+def add_one(extent, lo=0, annotations=None, dtype="float32", size=None):
+    """``for i in vectorized(lo, lo + extent): B[i] = A[i] + 1``."""
+    A = tir.decl_buffer((size if size is not None else 1 << 20,), dtype, name="A")
+    B = tir.decl_buffer(A.shape, dtype, name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(lo, lo + extent, kind="vectorize", name="i",
+                      annotations=annotations) as i:
+        b[i] = a[i] + tir.const(1, dtype)
+    return tir.PrimFunc([A, B], ib.get()), (A, B)
+
+
+def strip_mined(bufs, extent, vl, lo=0, full=None, tail=True, note=NOTE, count=None):
+    """What the pass should make of ``add_one``: full vectors, then the guarded tail."""
+    A, B = bufs
+    count = extent if count is None else count
+    full = tir.floordiv(count, vl) if full is None else full
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    one = tir.const(1, A.dtype)
+    if not (isinstance(full, int) and full == 0):
+        with ib.for_range(0, full, name="i_outer") as o, \
+                ib.for_range(0, vl, kind="vectorize", name="i",
+                             annotations={STRIP_MINED: note}) as v:
+            k = lo + o * vl + v
+            b[k] = a[k] + one
+    if tail:
+        with ib.for_range(0, vl, kind="vectorize", name="i",
+                          annotations={STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}) as v:
+            k = lo + full * vl + v
+            with ib.if_scope(k < lo + count):
+                b[k] = a[k] + one
+    return ib.get()
+
+
+def run(func, config=None):
+    with transform.PassContext(config=config or {}):
+        return transform.StripMineVectorLoops()(tir.IRModule.from_expr(func))["main"]
+
+
+def test_symbolic_extent_gets_full_vectors_and_a_guarded_tail():
+    n = tir.size_var("n")
+    func, bufs = add_one(n)
+    assert_structural_equal(run(func).body, strip_mined(bufs, n, VL))
+
+
+def test_constant_extent_not_a_multiple_peels_one_tail():
+    func, bufs = add_one(2 * VL + 3)
+    assert_structural_equal(run(func).body, strip_mined(bufs, 2 * VL + 3, VL, full=2))
+
+
+def test_constant_multiple_above_the_threshold_has_no_tail():
+    extent = 2 * MAX_VECTORS * VL
+    func, bufs = add_one(extent)
+    assert_structural_equal(run(func).body,
+                            strip_mined(bufs, extent, VL, full=2 * MAX_VECTORS, tail=False))
+
+
+def test_large_constant_extent():
+    func, bufs = add_one(32768 + 5)
+    assert_structural_equal(run(func).body,
+                            strip_mined(bufs, 32768 + 5, VL, full=(32768 + 5) // VL))
+
+
+def test_extent_below_one_vector_gets_one_masked_vector():
+    func, bufs = add_one(VL - 1, annotations={VECTOR_LENGTH: VL})
+    assert_structural_equal(run(func).body,
+                            strip_mined(bufs, VL - 1, VL, full=0, note=f"strip-mined by {VL} "
+                                        f"({VECTOR_LENGTH})"))
+
+
+@pytest.mark.parametrize("extent", [1, VL - 1, VL, 2 * VL, MAX_VECTORS * VL])
+def test_small_constant_extents_are_left_alone(extent):
+    """Up to one register, or a few whole registers: one vector, as VectorizeLoop makes it."""
+    func, _ = add_one(extent)
+    assert run(func) is func
+
+
+def test_non_zero_min_offsets_indices_and_guard():
+    n = tir.size_var("n")
+    func, bufs = add_one(n, lo=3)
+    # The extent is (3 + n) - 3 until Simplify; guard and accesses share the base 3 + full * VL.
+    extent = func.body.extent
+    assert_structural_equal(run(func).body, strip_mined(bufs, extent, VL, lo=3))
+
+
+def test_extent_that_may_be_negative_is_clamped():
+    n = tir.var("n")  # a plain int32 var: the loop may run no iteration at all
+    func, bufs = add_one(n, lo=2)
+    count = tir.max(func.body.extent, 0)
+    assert_structural_equal(run(func).body, strip_mined(bufs, n, VL, lo=2, count=count))
+
+
+def test_annotation_sets_the_vector_length_and_is_dropped():
+    n = tir.size_var("n")
+    func, bufs = add_one(n, annotations={VECTOR_LENGTH: 4})
+    after = run(func)
+    assert_structural_equal(after.body,
+                            strip_mined(bufs, n, 4, note=f"strip-mined by 4 ({VECTOR_LENGTH})"))
+    loops = [after.body[0].body, after.body[1]]
+    assert all(VECTOR_LENGTH not in loop.annotations for loop in loops)
+
+
+def test_annotation_strip_mines_a_small_multiple_too():
+    """A user who asks for 4 lanes gets 4 lanes, not one 16-lane vector."""
+    func, bufs = add_one(16, annotations={VECTOR_LENGTH: 4})
+    assert_structural_equal(run(func).body, strip_mined(
+        bufs, 16, 4, full=4, tail=False, note=f"strip-mined by 4 ({VECTOR_LENGTH})"))
+
+
+@pytest.mark.parametrize("bad", [0, -8, 6, 12, True, "8", 8.0])
+def test_bad_annotation_is_a_clear_error(bad):
+    func, _ = add_one(tir.size_var("n"), annotations={VECTOR_LENGTH: bad})
+    with pytest.raises(ValueError, match=r"main: loop i: annotation tir.vector_length must be "
+                                         r"a positive power of two .*got " + repr(bad)):
+        run(func)
+
+
+@pytest.mark.parametrize("dtype, bits", [("float64", 64), ("int16", 16), ("int8", 8)])
+def test_vector_length_is_register_over_widest_element(dtype, bits):
+    n = tir.size_var("n")
+    func, bufs = add_one(n, dtype=dtype)
+    note = f"strip-mined by {BITS // bits} (the target's {BITS}-bit registers / {dtype})"
+    assert_structural_equal(run(func).body, strip_mined(bufs, n, BITS // bits, note=note))
+
+
+def test_widest_of_mixed_element_types_decides():
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "int8", name="A")
+    B = tir.decl_buffer((n,), "float64", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        b[i] = tir.Cast("float64", a[i])
+    after = run(tir.PrimFunc([A, B], ib.get()))
+    assert f"strip-mined by {BITS // 64} (the target's {BITS}-bit registers / float64)" in str(
+        after)
+
+
+def test_vector_length_follows_the_function_target():
+    target = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"
+    bits = codegen.Target(target).vector_width_bits
+    n = tir.size_var("n")
+    func, bufs = add_one(n)
+    after = run(func.with_attr("target", target))
+    note = f"strip-mined by {bits // 32} (the target's {bits}-bit registers / float32)"
+    assert_structural_equal(after.body, strip_mined(bufs, n, bits // 32, note=note))
+
+
+def test_nested_vectorized_loops_are_left_to_vectorize_loop():
+    A = tir.decl_buffer((64, 64), "float32", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, 64, kind="vectorize", name="i") as i, \
+            ib.for_range(0, 64, kind="vectorize", name="j") as j:
+        a[i, j] = a[i, j] + tir.const(1, "float32")
+    func = tir.PrimFunc([A], ib.get())
+    assert run(func) is func
+
+
+def test_nothing_to_do_when_vectorization_is_off():
+    func, _ = add_one(tir.size_var("n"))
+    assert run(func, {"tir.disable_vectorize": True}) is func
+
+
+def test_vectorize_loop_alone_still_rejects_a_symbolic_extent():
+    """The pass is the pipeline's; VectorizeLoop by itself keeps TVM's behaviour."""
+    func, _ = add_one(tir.size_var("n"))
+    with pytest.raises(transform.VectorizeError, match="extent n is not a constant"):
+        transform.VectorizeLoop()(tir.IRModule.from_expr(func))
+
+
+def test_remarks_name_the_vector_length_and_the_predicated_tail():
+    func, _ = add_one(tir.size_var("n"))
+    with transform.collect_remarks() as remarks:
+        transform.Sequential([transform.StripMineVectorLoops(), transform.VectorizeLoop()])(
+            tir.IRModule.from_expr(func))
+    assert [str(r) for r in remarks] == [
+        f"main: loop i ({VL} lanes): vectorized: {NOTE}",
+        f"main: loop i ({VL} lanes): predicated: {NOTE}, tail; "
+        f"if n // {VL} * {VL} + i < n became a lane mask",
+    ]
+
+
+def test_loop_carried_dependence_stays_serial_after_strip_mining():
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(1, n, kind="vectorize", name="i") as i:
+        a[i] = a[i - 1] + tir.const(1, "float32")
+    func = tir.PrimFunc([A], ib.get())
+    with transform.collect_remarks() as remarks:
+        after = transform.Sequential([transform.StripMineVectorLoops(),
+                                      transform.VectorizeLoop()])(tir.IRModule.from_expr(func))
+    assert [r.outcome for r in remarks] == ["not vectorized", "not vectorized"]
+    assert all("distance 1" in r.reason for r in remarks)
+    assert "Ramp" not in str(after["main"])

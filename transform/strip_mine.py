@@ -1,0 +1,204 @@
+"""``StripMineVectorLoops``: split a vectorized loop into register-wide vectors and a tail.
+
+A ``ForKind.VECTORIZED`` loop whose extent is symbolic, or a constant that
+is not a small multiple of the vector length ``VL``, becomes a serial loop
+over full vectors plus one peeled, guarded last vector (when a tail can
+exist)::
+
+    for i in vectorized(n):                for i_outer in range(n // 16):
+        B[i] = A[i] + 1f            ->         for i in vectorized(16):
+                                                   B[i_outer*16 + i] = A[i_outer*16 + i] + 1f
+                                           for i in vectorized(16):
+                                               if n // 16 * 16 + i < n:
+                                                   B[n // 16 * 16 + i] = A[n // 16 * 16 + i] + 1f
+
+``VectorizeLoop`` then vectorizes both inner loops (after its dependence
+analysis, on the VL-wide loops). The tail loop carries the annotation
+``PREDICATE_TAIL``, which makes the vectorizer turn its guard into a lane
+mask on the accesses (buffer-level predication) for that loop only, so
+``VectorizeLoop``'s output for loops a user wrote is what it was; a tail that
+cannot be predicated (say, a strided load) is scalarized, and its remark
+says why. Both loops carry ``STRIP_MINED``, the note their remarks start
+with (``strip-mined by 16 (the target's 512-bit registers / float32)``).
+
+Which loops: an extent that is symbolic; a constant above ``VL`` that is not
+a multiple of it; a constant above ``MAX_VECTORS * VL`` (one huge vector
+compiles slowly and spills). Extents up to ``VL`` fit one register and are
+left alone, as are loops with a vectorized loop inside (``VectorizeLoop``
+merges those into one vector).
+
+``VL`` is the target's widest vector register (function attr ``"target"``,
+else the host) over the widest element the loop body loads or stores
+(float32 with AVX-512: 16; with AVX2: 8). The loop annotation
+``"tir.vector_length": VL`` (a positive power of two) chooses it instead, and
+then any extent other than ``VL`` is strip-mined.
+
+``codegen.build``'s pipeline runs the pass before ``VectorizeLoop``; it does
+nothing under config ``tir.disable_vectorize`` (the serial build keeps the
+loop as written).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tir import dtype as dt
+from tir import op
+from tir.arith import Analyzer
+from tir.expr import BufferLoad, IntImm, PrimExpr, Var
+from tir.function import IRModule, PrimFunc
+from tir.functor import StmtMutator, post_order_visit, substitute
+from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
+
+from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_context import PassContext
+from .vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
+
+#: The loop annotation that sets the vector length (a positive power of two).
+VECTOR_LENGTH = "tir.vector_length"
+
+#: Constant extents up to this many vectors (and multiples of VL) stay one vector.
+MAX_VECTORS = 4
+
+
+class _StripMiner(StmtMutator):
+    """Strip-mines the vectorized loops of a body for one target."""
+
+    def __init__(self, func_name: str, register_bits: int):
+        self.func_name = func_name
+        self.register_bits = register_bits
+        self.analyzer = Analyzer()
+
+    def visit_for(self, loop: For) -> Stmt:
+        if loop.kind != ForKind.VECTORIZED:
+            return self.generic_visit(loop)
+        if _has_vectorized_loop(loop.body):
+            return loop  # VectorizeLoop merges the nest into one vector
+        vl, why = self._vector_length(loop)
+        if not self._needs_strip_mining(loop, vl):
+            return loop
+        return self._strip_mine(loop, vl, f"strip-mined by {vl} ({why})")
+
+    def _vector_length(self, loop: For) -> tuple[int, str]:
+        """VL for ``loop`` and where it comes from (for the remark)."""
+        given = (loop.annotations or {}).get(VECTOR_LENGTH)
+        if given is not None:
+            return _checked_vector_length(given, loop, self.func_name), f"{VECTOR_LENGTH}"
+        bits, name = _widest_element(loop.body)
+        vl = max(1, self.register_bits // bits)
+        return vl, f"the target's {self.register_bits}-bit registers / {name}"
+
+    def _needs_strip_mining(self, loop: For, vl: int) -> bool:
+        extent = loop.extent
+        if not isinstance(extent, IntImm):
+            return True
+        if VECTOR_LENGTH in (loop.annotations or {}):
+            return extent.value != vl  # the user asked for vectors of exactly vl
+        if extent.value <= vl:
+            return False  # fits one register
+        return extent.value % vl != 0 or extent.value > MAX_VECTORS * vl
+
+    def _strip_mine(self, loop: For, vl: int, note: str) -> Stmt:
+        """The serial loop over full vectors, then the guarded tail vector if one can exist."""
+        var, dtype = loop.loop_var, loop.loop_var.dtype
+        width = op.const(vl, dtype)
+        count = loop.extent
+        if not self.analyzer.can_prove(op.greater_equal(count, op.const(0, dtype))):
+            count = op.max(count, op.const(0, dtype))  # a negative extent runs no iteration
+        full = op.floordiv(count, width)
+        keep = {k: v for k, v in (loop.annotations or {}).items() if k != VECTOR_LENGTH}
+        parts: list[Stmt] = []
+        if not _is_const(full, 0):
+            outer = Var(f"{var.name}_outer", dtype)
+            inner = Var(var.name, dtype)
+            index = op.add(op.add(loop.min, op.mul(outer, width)), inner)
+            vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED,
+                         substitute(loop.body, {var: index}), {**keep, STRIP_MINED: note})
+            parts.append(For(outer, op.const(0, dtype), full, ForKind.SERIAL, vector))
+        if not (isinstance(count, IntImm) and count.value % vl == 0):
+            parts.append(self._tail(loop, vl, full, count, keep, note))
+        return parts[0] if len(parts) == 1 else SeqStmt(parts)
+
+    def _tail(self, loop: For, vl: int, full: PrimExpr, count: PrimExpr, keep: dict,
+              note: str) -> Stmt:
+        """``for v in vectorized(vl): if start + v < min + count: body(start + v)``."""
+        var, dtype = loop.loop_var, loop.loop_var.dtype
+        inner = Var(var.name, dtype)
+        # The guard and the accesses share the base ``start``: predication needs them equal.
+        start = op.add(loop.min, op.mul(full, op.const(vl, dtype)))
+        index = op.add(start, inner)
+        guard = op.less(index, op.add(loop.min, count))
+        body = IfThenElse(guard, substitute(loop.body, {var: index}))
+        annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
+        return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
+                   annotations)
+
+
+def _checked_vector_length(value: Any, loop: For, func_name: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+    if not (ok and value & (value - 1) == 0):
+        raise ValueError(
+            f"{func_name}: loop {loop.loop_var.name}: annotation {VECTOR_LENGTH} must be a "
+            f"positive power of two (such as 8 or 16), got {value!r}"
+        )
+    return value
+
+
+def _widest_element(body: Stmt) -> tuple[int, str]:
+    """Bits and name of the widest element ``body`` loads or stores (float32 if none)."""
+    found: list[dt.DataType] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, BufferLoad):
+            found.append(dt.DataType(node.dtype))
+        elif isinstance(node, BufferStore):
+            found.append(dt.DataType(node.value.dtype))
+
+    post_order_visit(body, visit)
+    # A bool is stored as a byte; a vector element takes all its lanes' bits.
+    widest = max(found or [dt.DataType("float32")], key=lambda e: max(8, e.bits) * e.lanes)
+    return max(8, widest.bits) * widest.lanes, str(widest)
+
+
+def _has_vectorized_loop(body: Stmt) -> bool:
+    found: list[For] = []
+    post_order_visit(body, lambda n: found.append(n) if isinstance(n, For)
+                     and n.kind == ForKind.VECTORIZED else None)
+    return bool(found)
+
+
+def _is_const(e: PrimExpr, value: int) -> bool:
+    return isinstance(e, IntImm) and e.value == value
+
+
+def _register_bits(func: PrimFunc) -> int:
+    """The widest vector register of the function's target (the host's when it has none)."""
+    from codegen.target import Target  # codegen imports transform: resolved at run time
+
+    target = func.attrs.get("target")
+    return Target("llvm" if target is None else str(target)).vector_width_bits
+
+
+def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:
+    """``func`` with its vectorized loops strip-mined (see the module docstring)."""
+    body = _StripMiner(name, _register_bits(func))(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+def StripMineVectorLoops() -> PrimFuncPass:
+    """The pass splitting vectorized loops into register-wide vectors and a predicated tail.
+
+    Raises:
+        ValueError: a ``tir.vector_length`` annotation that is not a positive power of two.
+    """
+
+    def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
+        if ctx.config.get("tir.disable_vectorize", False):
+            return func
+        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        return strip_mine_function(func, name)
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.StripMineVectorLoops")
+
+
+__all__ = ["MAX_VECTORS", "VECTOR_LENGTH", "StripMineVectorLoops", "strip_mine_function"]

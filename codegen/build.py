@@ -20,12 +20,15 @@ from typing import Any
 
 import transform
 from tir.function import IRModule, PrimFunc
-from tir.structural import structural_digest, structural_equal, structural_hash
+from tir.structural import structural_digest, structural_equal
 from tir.verify import verify_well_formed
 from transform import PassContext
 
 from . import disk_cache
 from .target import Target
+
+# Strip-mining sizes vectors from the target; only codegen knows what a target string means.
+transform.strip_mine.set_vector_width_resolver(lambda text: Target(text).vector_width_bits)
 
 #: The target string that selects the reference interpreter backend.
 INTERPRETER = "interp"
@@ -196,30 +199,29 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
 
 
 class _BuildCache:
-    """Recently built modules, keyed by IR structure, target and config."""
+    """Recently built modules, keyed by IR structure, target and config.
+
+    The key already holds each function's ``structural_digest`` with names
+    (``_names``); ``structural_equal`` confirms a hit.
+    """
 
     def __init__(self, size: int):
         self.size = size
         self.entries: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
 
-    def _hash(self, mod: IRModule, key: tuple) -> Any:
-        return (key, tuple((name, structural_hash(f)) for name, f in mod.items()))
-
     def find(self, mod: IRModule, key: tuple) -> Any:
-        h = self._hash(mod, key)
         with self.lock:
-            for stored, result in self.entries.get(h, ()):
+            for stored, result in self.entries.get(key, ()):
                 if _same_functions(stored, mod):
-                    self.entries.move_to_end(h)
+                    self.entries.move_to_end(key)
                     return result
         return None
 
     def add(self, mod: IRModule, key: tuple, result: Any) -> None:
-        h = self._hash(mod, key)
         with self.lock:
-            self.entries.setdefault(h, []).append((IRModule(dict(mod.items())), result))
-            self.entries.move_to_end(h)
+            self.entries.setdefault(key, []).append((IRModule(dict(mod.items())), result))
+            self.entries.move_to_end(key)
             while len(self.entries) > self.size:
                 self.entries.popitem(last=False)
 

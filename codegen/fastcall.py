@@ -132,13 +132,11 @@ class _ScalarParam:
 
 def _plan(binder: ArgBinder) -> list | None:
     """One entry per param, or None when the native checks cannot cover the interface."""
-    func = binder.func
-    stored = {id(s.buf.data) for s in binder._specs.values() if s.writeable}
     plan: list = []
-    for index, param in enumerate(func.params):
+    for index, param in enumerate(binder.func.params):
         spec = binder._specs.get(index)
         if spec is not None:
-            entry = _array_param(spec.buf, spec.np_dtype, spec.lanes, id(spec.buf.data) in stored)
+            entry = _array_param(spec.buf, spec.np_dtype, spec.lanes, spec.writeable)
         else:
             entry = _scalar_param(param)
         if entry is None:

@@ -40,6 +40,7 @@ loop as written).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tir import dtype as dt
@@ -171,12 +172,27 @@ def _is_const(e: PrimExpr, value: int) -> bool:
     return isinstance(e, IntImm) and e.value == value
 
 
+#: Target string -> bits of its widest vector register. Targets are codegen's to
+#: resolve ("llvm" is the host CPU, as LLVM sees it), and transform must not
+#: import codegen: codegen installs this when it is imported.
+_vector_width_of: Callable[[str], int] | None = None
+
+
+def set_vector_width_resolver(resolve: Callable[[str], int]) -> None:
+    """Install how a target string's widest vector register (in bits) is found."""
+    global _vector_width_of
+    _vector_width_of = resolve
+
+
 def _register_bits(func: PrimFunc) -> int:
     """The widest vector register of the function's target (the host's when it has none)."""
-    from codegen.target import Target  # codegen imports transform: resolved at run time
-
+    if _vector_width_of is None:
+        raise ValueError(
+            "StripMineVectorLoops needs a target's vector width: import codegen (it installs "
+            "the resolver) or call transform.strip_mine.set_vector_width_resolver"
+        )
     target = func.attrs.get("target")
-    return Target("llvm" if target is None else str(target)).vector_width_bits
+    return _vector_width_of("llvm" if target is None else str(target))
 
 
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:

@@ -214,3 +214,30 @@ def test_loop_carried_dependence_stays_serial_after_strip_mining():
     assert [r.outcome for r in remarks] == ["not vectorized", "not vectorized"]
     assert all("distance 1" in r.reason for r in remarks)
     assert "Ramp" not in str(after["main"])
+
+
+def test_without_codegen_the_pass_asks_for_a_target_resolver():
+    # transform does not import codegen (the layering runs the other way), so on
+    # its own it cannot tell what "llvm" means; it says how to fix that.
+    import subprocess
+    import sys
+
+    code = (
+        "import tir, transform\n"
+        "from tir import ir_builder\n"
+        "n = tir.size_var('n')\n"
+        "ib = ir_builder.create(); A = ib.pointer('float32', name='A')\n"
+        "with ib.for_range(0, n, kind='vectorize', name='i') as i:\n"
+        "    A[i] = 1.0\n"
+        "mod = tir.IRModule.from_expr(tir.PrimFunc([A, n], ib.get()))\n"
+        "try:\n"
+        "    transform.StripMineVectorLoops()(mod)\n"
+        "except ValueError as err:\n"
+        "    print(err)\n"
+        "import codegen\n"
+        "print(type(transform.StripMineVectorLoops()(mod)['main'].body).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert "import codegen" in out[0] and "vector width" in out[0]
+    assert out[1] == "SeqStmt"  # strip-mined once codegen installed the resolver

@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from transform import target_scope
+
 _KINDS = ("llvm",)
 #: Options we understand; anything else is a ValueError (a typo must not be ignored).
 _OPTIONS = ("mtriple", "mcpu", "mattr", "mtune", "opt-level", "num-cores")
@@ -60,6 +62,22 @@ class Target:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+    # ------------------------------------------------------------ the target scope
+
+    def __enter__(self) -> "Target":
+        """``with Target(...):`` makes this the target of passes run inside (TVM's scope)."""
+        target_scope.push_target(str(self))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        target_scope.pop_target()
+
+    @staticmethod
+    def current() -> "Target | None":
+        """The innermost entered target, or None."""
+        text = target_scope.current_target()
+        return None if text is None else Target(text)
 
     # ------------------------------------------------------------ resolved facts
 

@@ -53,6 +53,7 @@ from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
+from .target_scope import current_target
 from .vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
 
 #: The loop annotation that sets the vector length (a positive power of two).
@@ -185,13 +186,14 @@ def set_vector_width_resolver(resolve: Callable[[str], int]) -> None:
 
 
 def _register_bits(func: PrimFunc) -> int:
-    """The widest vector register of the function's target (the host's when it has none)."""
+    """The widest vector register of the function's target, else of the entered
+    ``codegen.Target``, else of the host."""
     if _vector_width_of is None:
         raise ValueError(
             "StripMineVectorLoops needs a target's vector width: import codegen (it installs "
             "the resolver) or call transform.strip_mine.set_vector_width_resolver"
         )
-    target = func.attrs.get("target")
+    target = func.attrs.get("target", current_target())
     return _vector_width_of("llvm" if target is None else str(target))
 
 

@@ -40,7 +40,8 @@ dependence). The loop annotation ``"tir.vectorize.assume_independent": True``
 skips that check, as ``#pragma GCC ivdep`` does: the user promises the
 iterations are independent (TVM's meaning of a vectorized loop).
 
-With config ``tir.enable_buffer_level_predication`` (TVM's key), an ``if``
+With config ``tir.enable_buffer_level_predication`` (TVM's key; when unset, on
+for SVE targets and off elsewhere, as in TVM), an ``if``
 whose condition is a tail guard ``base + j < limit`` and whose accesses are
 all at ``base + j`` is replaced by its branch, each access predicated with
 ``get_active_lane_mask(base, limit)`` (``vectorize/predicate.py``). The loop
@@ -67,6 +68,7 @@ from tir.function import IRModule, PrimFunc
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
+from .target_scope import current_target
 from .vectorize import (
     ASSUME_INDEPENDENT,
     LoopVectorizer,
@@ -84,12 +86,14 @@ def _name_in(mod: IRModule, func: PrimFunc) -> str:
 
 
 def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False,
-                       predicate: bool = False) -> PrimFunc:
+                       predicate: bool | None = False) -> PrimFunc:
     """``func`` with its vectorized loops vectorized; its remarks are emitted (``emit_remark``).
 
-    ``predicate`` turns tail guards into lane masks (buffer-level predication).
+    ``predicate`` turns tail guards into lane masks (buffer-level predication);
+    None leaves it to the target: on for SVE targets (TVM's rule).
     """
-    vectorizer = LoopVectorizer(name, func.attrs.get("target"), predicate)
+    target = func.attrs.get("target", current_target())
+    vectorizer = LoopVectorizer(name, target, predicate)
     body = vectorizer(func.body)
     for remark in vectorizer.remarks:
         if print_remarks:
@@ -103,7 +107,9 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
 
     Config ``tir.disable_vectorize`` also turns vectorization off;
     ``tir.vectorize_remarks`` prints the remarks; ``tir.enable_buffer_level_predication``
-    turns tail guards (``if base + lane < limit``) into predicated loads and stores.
+    turns tail guards (``if base + lane < limit``) into predicated loads and stores
+    (unset: on for SVE targets -- the ``AttrStmt("target")`` around the loop, the
+    function's ``"target"`` attribute, or the entered ``codegen.Target`` -- as in TVM).
 
     Raises:
         VectorizeError: a vectorized loop with a non-constant or non-positive
@@ -114,7 +120,9 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
         if not enable_vectorize or ctx.config.get("tir.disable_vectorize", False):
             return func.with_body(VectorizeSkipper()(func.body))
         print_remarks = bool(ctx.config.get("tir.vectorize_remarks", False))
-        predicate = bool(ctx.config.get("tir.enable_buffer_level_predication", False))
+        # Unset, the key defaults to "on for SVE targets" (TVM); an explicit False wins.
+        key = "tir.enable_buffer_level_predication"
+        predicate = bool(ctx.config[key]) if key in ctx.config else None
         return vectorize_function(func, _name_in(mod, func), print_remarks, predicate)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")

@@ -1,17 +1,18 @@
 """Buffer-level predication (config ``tir.enable_buffer_level_predication``).
 
-The first five cases are TVM's (test_tir_transform_vectorize.py,
-``test_vectorize_and_predicate_*`` and the explicitly disabled one): Before
-written with the ir_builder, compared whole with the expected IR.
+TVM's seven cases (test_tir_transform_vectorize.py: ``test_vectorize_and_predicate_*``,
+the explicitly disabled one and the two SVE-target ones, where predication is on by
+default): Before written with the ir_builder, compared whole with the expected IR.
 """
 
 import pytest
 
+import codegen
 import tir
 import transform
 from tir import ir_builder
 from tir.expr import Broadcast, BufferLoad, Ramp
-from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt
+from tir.stmt import AttrStmt, BufferStore, For, ForKind, IfThenElse, SeqStmt
 from transform.vectorize import PREDICATED, SCALARIZED
 
 F32 = "float32"
@@ -55,16 +56,20 @@ def mask(i_0, limit=14):
     return tir.get_active_lane_mask("uint1x4", i_0 * 4, limit)
 
 
-def test_vectorize_and_predicate_all_buffer_loads_stores():
-    before, A, B = guarded(add_one)
-    after, remarks = vectorize(before)
+def _predicated(before, A, B):
+    """TVM's expected IR for ``guarded(add_one)``: both accesses masked, the if gone."""
     i_0 = outer(before)
     ramp = Ramp(i_0 * 4, 1, 4)
     load = BufferLoad(A, [ramp], predicate=mask(i_0))
-    body = For(i_0, 0, 4, ForKind.SERIAL,
+    return For(i_0, 0, 4, ForKind.SERIAL,
                BufferStore(B, load + Broadcast(tir.const(1.0, F32), 4), [ramp],
                            predicate=mask(i_0)))
-    tir.assert_structural_equal(after, before.with_body(body))
+
+
+def test_vectorize_and_predicate_all_buffer_loads_stores():
+    before, A, B = guarded(add_one)
+    after, remarks = vectorize(before)
+    tir.assert_structural_equal(after, before.with_body(_predicated(before, A, B)))
     assert [r.outcome for r in remarks] == [PREDICATED]
     assert str(remarks[0]) == ("main: loop i_1 (4 lanes): predicated: "
                                "if i_0 * 4 + i_1 < 14 became a lane mask")
@@ -145,6 +150,53 @@ def test_vectorize_with_explicitly_disabled_buffer_level_predication(config):
                                       [i_0 * 4 + s])))
     tir.assert_structural_equal(after, expected)
     assert str(remarks[0]) == "main: loop i_1 (4 lanes): scalarized: if condition depends on i_1"
+
+
+SVE_TARGET = "llvm -mtriple=aarch64-linux-gnu -mattr=+sve"
+
+
+def test_vectorize_with_explicitly_disabled_buffer_level_predication_in_sve_scope():
+    """TVM's case as written: an SVE target scope would predicate, the explicit False wins."""
+    before, A, B = guarded(add_one)
+    with codegen.Target(SVE_TARGET):
+        after, remarks = vectorize(before, {"tir.enable_buffer_level_predication": False})
+        default, _ = vectorize(before, {})
+    assert remarks[0].outcome == SCALARIZED
+    assert isinstance(after.body.body, For) and after.body.body.kind == ForKind.SERIAL
+    tir.assert_structural_equal(default, before.with_body(_predicated(before, A, B)))
+
+
+def test_vectorize_and_predicate_buffer_load_stores_with_sve_func_attr_target():
+    before, A, B = guarded(add_one)
+    before = before.with_attr("target", SVE_TARGET)
+    after, remarks = vectorize(before, {})
+    tir.assert_structural_equal(after, before.with_body(_predicated(before, A, B)))
+    assert remarks[0].outcome == PREDICATED
+
+
+def test_vectorize_and_predicate_buffer_load_stores_with_sve_attr_scope_target():
+    plain, A, B = guarded(add_one)
+    before = plain.with_body(AttrStmt(SVE_TARGET, "target", 0, plain.body))
+    after, remarks = vectorize(before, {})
+    expected = AttrStmt(SVE_TARGET, "target", 0, _predicated(plain, A, B))
+    tir.assert_structural_equal(after, before.with_body(expected))
+    assert remarks[0].outcome == PREDICATED
+
+
+@pytest.mark.parametrize("target", [None, "llvm -mtriple=x86_64-linux-gnu -mattr=+avx2",
+                                    "llvm -mtriple=aarch64-linux-gnu -mattr=+neon"])
+def test_non_sve_targets_do_not_predicate_by_default(target):
+    before, _, _ = guarded(add_one)
+    if target is not None:
+        before = before.with_attr("target", target)
+    _, remarks = vectorize(before, {})
+    assert remarks[0].outcome == SCALARIZED
+
+
+def test_target_scope_is_left_on_exit():
+    with codegen.Target(SVE_TARGET) as t:
+        assert codegen.Target.current() == t
+    assert codegen.Target.current() is None
 
 
 # ------------------------------------------------------------------ beyond TVM's cases

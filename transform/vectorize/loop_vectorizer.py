@@ -40,10 +40,12 @@ PREDICATE_TAIL = "tir.vectorize.predicate_tail"
 class LoopVectorizer(StmtMutator):
     """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
 
-    def __init__(self, func_name: str = "main", target: Any = None, predicate: bool = False):
+    def __init__(self, func_name: str = "main", target: Any = None,
+                 predicate: bool | None = False):
         self.func_name = func_name
         self.target = target
-        #: Buffer-level predication (config ``tir.enable_buffer_level_predication``).
+        #: Buffer-level predication (config ``tir.enable_buffer_level_predication``);
+        #: None: on where the loop's target has SVE.
         self.predicate = predicate
         self.analyzer = Analyzer()
         self.remarks: list[VectorizeRemark] = []
@@ -74,7 +76,7 @@ class LoopVectorizer(StmtMutator):
             reason = legality.serial_reason
             self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
             return replace(loop, kind=ForKind.SERIAL, body=body)
-        predicate = self.predicate or bool(_annotation(loop, PREDICATE_TAIL))
+        predicate = self._predicates() or bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
                                 predicate)
         result = vectorizer.vectorize(body)
@@ -89,6 +91,10 @@ class LoopVectorizer(StmtMutator):
             reason = f"{reason}; {note}" if reason else note
         self.remarks.insert(slot, self._remark(loop, lanes, outcome, reason))
         return result
+
+    def _predicates(self) -> bool:
+        """Whether tail guards become lane masks: the config, else whether the target has SVE."""
+        return _has_sve(self.target) if self.predicate is None else self.predicate
 
     def _legality(self, loop: For, lanes: int, body: Stmt) -> Legality:
         """The dependence analysis of ``loop`` (with its inner vectorized loops rewritten),

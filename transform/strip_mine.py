@@ -24,8 +24,10 @@ with (``strip-mined by 16 (the target's 512-bit registers / float32)``).
 Which loops: an extent that is symbolic; a constant above ``VL`` that is not
 a multiple of it; a constant above ``MAX_VECTORS * VL`` (one huge vector
 compiles slowly and spills). Extents up to ``VL`` fit one register and are
-left alone, as are loops with a vectorized loop inside (``VectorizeLoop``
-merges those into one vector).
+left alone. A vectorized loop with vectorized loops inside is left to
+``VectorizeLoop``, which merges the nest into one vector, while that vector
+fits ``MAX_VECTORS`` registers; a bigger (or symbolic) nest keeps its outer
+loop serial and strip-mines the loops inside (its remark says so).
 
 ``VL`` is the target's widest vector register (function attr ``"target"``,
 else the host) over the widest element the loop body loads or stores
@@ -48,13 +50,16 @@ from tir import op
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, IntImm, PrimExpr, Var
 from tir.function import IRModule, PrimFunc
-from tir.functor import StmtMutator, post_order_visit, substitute
+from tir.functor import StmtMutator, StmtVisitor, post_order_visit, substitute
+from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
+from .remarks import emit_remark
 from .target_scope import current_target
 from .vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
+from .vectorize.remarks import NOT_VECTORIZED, VectorizeRemark
 
 #: The loop annotation that sets the vector length (a positive power of two).
 VECTOR_LENGTH = "tir.vector_length"
@@ -74,12 +79,31 @@ class _StripMiner(StmtMutator):
     def visit_for(self, loop: For) -> Stmt:
         if loop.kind != ForKind.VECTORIZED:
             return self.generic_visit(loop)
-        if _has_vectorized_loop(loop.body):
-            return loop  # VectorizeLoop merges the nest into one vector
         vl, why = self._vector_length(loop)
+        if _has_vectorized_loop(loop.body):
+            return self._nest(loop, vl)
+
         if not self._needs_strip_mining(loop, vl):
             return loop
         return self._strip_mine(loop, vl, f"strip-mined by {vl} ({why})")
+
+    def _nest(self, loop: For, vl: int) -> Stmt:
+        """A vectorized loop with vectorized loops inside: VectorizeLoop merges the nest into
+        one vector of the product of their extents. Up to MAX_VECTORS registers that is
+        left to it; a bigger or symbolic product would be one huge vector (slow to compile,
+        spilled), so the outer loop runs serially instead -- always the program's meaning --
+        and the loops inside are strip-mined on their own."""
+        lanes = _nest_lanes(loop)
+        if lanes is not None and lanes <= MAX_VECTORS * vl:
+            return loop
+        size = f"{lanes} lanes" if lanes is not None else "a symbolic number of lanes"
+        extent = loop.extent.value if isinstance(loop.extent, IntImm) else 0
+        emit_remark(VectorizeRemark(
+            self.func_name, loop.loop_var.name, extent, NOT_VECTORIZED,
+            f"kept serial: merged with the vectorized loop(s) inside it, it would be one "
+            f"vector of {size} (more than {MAX_VECTORS} x {vl}); the loops inside are "
+            "vectorized on their own"))
+        return self.generic_visit(replace(loop, kind=ForKind.SERIAL))
 
     def _vector_length(self, loop: For) -> tuple[int, str]:
         """VL for ``loop`` and where it comes from (for the remark)."""
@@ -167,6 +191,27 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     post_order_visit(body, lambda n: found.append(n) if isinstance(n, For)
                      and n.kind == ForKind.VECTORIZED else None)
     return bool(found)
+
+
+def _nest_lanes(loop: For) -> int | None:
+    """The lanes of the vector VectorizeLoop would merge ``loop``'s nest into (None: symbolic):
+    its extent times the widest nest of vectorized loops inside it."""
+    if not isinstance(loop.extent, IntImm):
+        return None
+    inner: list[For] = []
+
+    class _TopVectorLoops(StmtVisitor):
+        def visit_for(self, node: For) -> None:
+            if node.kind == ForKind.VECTORIZED:
+                inner.append(node)  # loops inside it are counted by its own _nest_lanes
+            else:
+                self.generic_visit(node)
+
+    _TopVectorLoops()(loop.body)
+    widths = [_nest_lanes(v) for v in inner]
+    if any(w is None for w in widths):
+        return None
+    return loop.extent.value * max(widths, default=1)
 
 
 def _is_const(e: PrimExpr, value: int) -> bool:

@@ -1,6 +1,7 @@
 """``StripMineVectorLoops``: Before (ir_builder) / After (ir_builder) for each kind of extent,
 the vector length rule, the ``tir.vector_length`` annotation and its errors."""
 
+import numpy as np
 import pytest
 
 import codegen
@@ -165,15 +166,50 @@ def test_vector_length_follows_the_function_target():
     assert_structural_equal(after.body, strip_mined(bufs, n, bits // 32, note=note))
 
 
-def test_nested_vectorized_loops_are_left_to_vectorize_loop():
-    A = tir.decl_buffer((64, 64), "float32", name="A")
+def nest(outer, inner):
+    """``for i in vectorized(outer): for j in vectorized(inner): A[i * inner + j] += 1``."""
+    A = tir.decl_buffer((1 << 20,), "float32", name="A")
     ib = ir_builder.create()
     a = ib.buffer_ptr(A)
-    with ib.for_range(0, 64, kind="vectorize", name="i") as i, \
-            ib.for_range(0, 64, kind="vectorize", name="j") as j:
-        a[i, j] = a[i, j] + tir.const(1, "float32")
-    func = tir.PrimFunc([A], ib.get())
-    assert run(func) is func
+    with ib.for_range(0, outer, kind="vectorize", name="i") as i, \
+            ib.for_range(0, inner, kind="vectorize", name="j") as j:
+        a[i * inner + j] = a[i * inner + j] + tir.const(1, "float32")
+    return tir.PrimFunc([A], ib.get())
+
+
+def test_nested_vectorized_loops_within_a_few_registers_are_left_to_vectorize_loop():
+    func = nest(2, MAX_VECTORS * VL // 2)
+    with transform.collect_remarks() as remarks:
+        assert run(func) is func
+    assert remarks == []
+
+
+@pytest.mark.parametrize("outer, inner", [(2, MAX_VECTORS * VL), (64, 64), (4, "n")])
+def test_a_nest_too_wide_for_one_vector_keeps_its_outer_loop_serial(outer, inner):
+    inner = tir.size_var("n") if inner == "n" else inner
+    func = nest(outer, inner)
+    with transform.collect_remarks() as remarks:
+        after = run(func)
+    assert after.body.kind == tir.ForKind.SERIAL  # the outer loop i
+    kinds = []
+    tir.stmt_functor.post_order_visit(after.body.body, lambda n: kinds.append(n.kind)
+                                      if isinstance(n, tir.For) else None)
+    assert tir.ForKind.VECTORIZED in kinds  # j is still vectorized (strip-mined if large)
+    size = f"{outer * inner} lanes" if isinstance(inner, int) else "a symbolic number of lanes"
+    assert [str(r) for r in remarks] == [
+        f"main: loop i ({outer} lanes): not vectorized: kept serial: merged with the "
+        f"vectorized loop(s) inside it, it would be one vector of {size} (more than "
+        f"{MAX_VECTORS} x {VL}); the loops inside are vectorized on their own"]
+
+
+def test_a_wide_nest_builds_and_computes_what_the_serial_build_does():
+    func = nest(128, 256)
+    data = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+    got, want = data.copy(), data.copy()
+    codegen.build(func)["main"](got)
+    with transform.PassContext(config={"tir.disable_vectorize": True}):
+        codegen.build(func)["main"](want)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_nothing_to_do_when_vectorization_is_off():

@@ -42,6 +42,8 @@ def default_pipeline() -> list:
     return [
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
+        # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.
+        transform.VectorizeReductions(),
         # Vectorized loops -> serial loop of register-wide vectors + a predicated tail.
         transform.StripMineVectorLoops(),
         # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when

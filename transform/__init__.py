@@ -20,4 +20,5 @@ from .remove_no_op import RemoveNoOp
 from .simplify import Simplify
 from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
+from .vectorize_reductions import VectorizeReductions
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper

@@ -221,6 +221,10 @@ register_config(  # TVM and clang (-ffp-contract=on) contract too; False is stri
 register_config(
     "codegen.llvm.opt_level", int, 3, "LLVM optimization level, 0 to 3.", check=_opt_level_check
 )
+register_config(  # off: a vectorized float sum may reassociate (OpenMP's simd reduction)
+    "tir.vectorize.ordered_reductions", bool, False,
+    "Keep float sums and products of vectorized reductions in serial order (bit-exact, slower).",
+)
 register_config("tir.noalias", bool, True, "Mark buffer parameters noalias in generated code.")
 register_config(  # TVM's default is False; tirlite defaults to safe
     "tir.instrument_bound_checkers", bool, True,

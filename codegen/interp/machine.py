@@ -404,9 +404,13 @@ def _undef(m: Machine, e: Any) -> Any:
     return values.make(0, e.dtype, dt.lanes_of(e.dtype))
 
 
-def _reduce(fn: Callable) -> Callable:
-    """A horizontal reduction: ``fn`` of the lanes of the one argument, as a scalar."""
-    return lambda m, e: values.cast(fn(m.eval(e.args[0])), e.dtype)
+def _reduce(kind: str) -> Callable:
+    """A horizontal reduction of the lanes of the first argument (from the second, if any)."""
+    def run(m: Machine, e: Any) -> Any:
+        start = m.eval(e.args[1]) if len(e.args) > 1 else None
+        return values.cast(values.reduce_lanes(kind, m.eval(e.args[0]), start), e.dtype)
+
+    return run
 
 
 _SPECIAL_CALLS: dict[str, Callable] = {
@@ -420,7 +424,9 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.call_pure_extern": _call_extern,
     "tir.undef": _undef,
     "tir.get_active_lane_mask": _active_lane_mask,
-    # the lowest / highest lane (the bound checks of gather indices use them)
-    "tir.vector_reduce_min": _reduce(values.reduce_min),
-    "tir.vector_reduce_max": _reduce(values.reduce_max),
 }
+# Horizontal reductions (VectorizeReductions; bound checks of gathers use min/max).
+for _kind in ("add", "mul", "min", "max", "and", "or", "xor"):
+    _SPECIAL_CALLS[f"tir.vector_reduce_{_kind}"] = _reduce(_kind)
+for _kind in ("add", "mul"):  # any order is allowed; lane order is one
+    _SPECIAL_CALLS[f"tir.vector_reduce_{_kind}_reassoc"] = _reduce(_kind)

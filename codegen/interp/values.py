@@ -152,6 +152,27 @@ def reduce_max(vector: Any) -> Any:
     return functools.reduce(maximum, lanes) if lanes.dtype.kind == "f" else lanes.max()
 
 
+def reduce_lanes(kind: str, vector: Any, start: Any = None) -> Any:
+    """``tir.vector_reduce_<kind>``: the lanes of ``vector`` combined by ``kind``.
+
+    Float sums and products run in lane order from ``start`` (default -0.0 / 1.0),
+    as LLVM's ordered ``llvm.vector.reduce.fadd``; the ``_reassoc`` forms may run in
+    any order, and this order is one of them. Integers wrap around.
+    """
+    lanes = np.atleast_1d(vector)
+    if kind == "min":
+        return reduce_min(lanes)
+    if kind == "max":
+        return reduce_max(lanes)
+    if lanes.dtype.kind == "f":
+        first = lanes.dtype.type(-0.0 if kind == "add" else 1.0) if start is None else start
+        step = np.add if kind == "add" else np.multiply
+        return functools.reduce(step, lanes, lanes.dtype.type(first))
+    table = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor}
+    return table[kind].reduce(lanes, dtype=lanes.dtype)
+
+
 def as_bool(value: Any) -> bool:
     """A scalar bool value as a Python bool."""
     return bool(value)

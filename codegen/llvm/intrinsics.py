@@ -222,27 +222,35 @@ class IntrinsicCodegen:
 
     # tir.vector_reduce_<op>(v) -> the scalar op-reduction of the lanes of v, as
     #   %r = call T @llvm.vector.reduce.<op>.v8T(<8 x T> %v)
-    # A float sum is ordered (start -0.0) unless fast-math lets LLVM reassociate it.
-    def _reduce(self, op, kind: str):
+    # A float sum or product is ordered, in lane order: fadd(-0.0, v), or from the
+    # second argument, tir.vector_reduce_add(v, start) = ((start + v0) + v1) + ...
+    # tir.vector_reduce_add_reassoc / _mul_reassoc may sum in any order (the call has
+    # the `reassoc` flag, so LLVM reduces by halving): VectorizeReductions emits them
+    # where the user's vectorized loop permits reassociation.
+    def _reduce(self, op, kind: str, reassoc: bool = False):
         vec = self.visit_expr(op.args[0])
         t = dt.DataType(op.args[0].dtype)
         name = _REDUCE_FLOAT[kind] if t.is_float else _REDUCE_INT[kind]
         if t.is_uint or t.is_bool:
             name = name.replace(".smin", ".umin").replace(".smax", ".umax")
         elem = vec.type.element
+        fmf = self.fmf or (("reassoc",) if reassoc else ())
         if t.is_float and kind in ("add", "mul"):
-            start = splat_constant(elem, -0.0 if kind == "add" else 1.0)
+            start = (self.visit_expr(op.args[1]) if len(op.args) > 1
+                     else splat_constant(elem, -0.0 if kind == "add" else 1.0))
             fn = self.declare_intrinsic(name, elem, [elem, vec.type], overloads=[vec.type])
-            return self.builder.call(fn, [start, vec], fastmath=self.fmf)
+            return self.builder.call(fn, [start, vec], fastmath=fmf)
+        if len(op.args) > 1:
+            raise ValueError(f"codegen: {op.op} takes a start value on float add/mul only")
         fn = self.declare_intrinsic(name, elem, [vec.type], overloads=[vec.type])
         return self.builder.call(fn, [vec], fastmath=self.fmf if t.is_float else ())
 
 
-def _reducer(kind: str):
+def _reducer(kind: str, reassoc: bool = False):
     def method(self, op):
-        return self._reduce(op, kind)
+        return self._reduce(op, kind, reassoc)
 
-    method.__name__ = f"intrin_vector_reduce_{kind}"
+    method.__name__ = f"intrin_vector_reduce_{kind}" + ("_reassoc" if reassoc else "")
     return method
 
 
@@ -254,3 +262,5 @@ _REDUCE_FLOAT = {"add": "llvm.vector.reduce.fadd", "mul": "llvm.vector.reduce.fm
                  "min": "llvm.vector.reduce.fminimum", "max": "llvm.vector.reduce.fmaximum"}
 for _kind in _REDUCE_INT:
     setattr(IntrinsicCodegen, f"intrin_vector_reduce_{_kind}", _reducer(_kind))
+for _kind in ("add", "mul"):
+    setattr(IntrinsicCodegen, f"intrin_vector_reduce_{_kind}_reassoc", _reducer(_kind, True))

@@ -1,0 +1,81 @@
+"""Reduction kernels written as ONE ``ib.for_range(0, n, kind="vectorize")`` loop into a
+scalar accumulator buffer ``S`` of shape (1,): what ``transform.VectorizeReductions`` rewrites.
+
+Each constructor returns a ``tir.PrimFunc`` over buffers of a symbolic length ``n`` (or a
+constant one); the tests and ``benchmarks/`` import them from here. Call as
+``mod["main"](a, s)`` (``dot``: ``(a, b, s)``); ``s`` holds the initial value and receives
+the result, as the serial loop would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tir
+from tir import ir_builder
+
+#: kind -> how the loop body combines the accumulator ``s`` with the element ``x``.
+OPS: dict[str, Callable] = {
+    "add": lambda s, x: s + x,
+    "mul": lambda s, x: s * x,
+    "min": lambda s, x: tir.min(s, x),
+    "max": lambda s, x: tir.max(s, x),
+    "and": lambda s, x: s & x,
+    "or": lambda s, x: s | x,
+    "xor": lambda s, x: s ^ x,
+}
+
+
+def _loop(ib, n, annotations):
+    return ib.for_range(0, n, kind="vectorize", name="i", annotations=annotations)
+
+
+def reduction(dtype: str, kind: str, n=None, annotations: dict | None = None,
+              swap: bool = False) -> tir.PrimFunc:
+    """``for i in vectorized(n): S[0] = S[0] OP A[i]`` (``swap``: ``A[i] OP S[0]``)."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    with _loop(ib, n, annotations) as i:
+        s[0] = OPS[kind](a[i], s[0]) if swap else OPS[kind](s[0], a[i])
+    return tir.PrimFunc([A, S], ib.get())
+
+
+def sum_kernel(dtype: str = "float32", n=None) -> tir.PrimFunc:
+    """``S[0] += A[i]`` over a vectorized loop."""
+    return reduction(dtype, "add", n)
+
+
+def max_kernel(dtype: str = "float32", n=None) -> tir.PrimFunc:
+    """``S[0] = max(S[0], A[i])`` over a vectorized loop (float: NaN wins, as tir.max)."""
+    return reduction(dtype, "max", n)
+
+
+def dot(dtype: str = "float32", n=None) -> tir.PrimFunc:
+    """``S[0] += A[i] * B[i]`` over a vectorized loop; call as ``(a, b, s)``."""
+    n = tir.size_var("n") if n is None else n
+    A, B = (tir.decl_buffer((n,), dtype, name) for name in "AB")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, b, s = (ib.buffer_ptr(x) for x in (A, B, S))
+    with _loop(ib, n, None) as i:
+        s[0] += a[i] * b[i]
+    return tir.PrimFunc([A, B, S], ib.get())
+
+
+def sum_and_scale(dtype: str = "float32", n=None) -> tir.PrimFunc:
+    """``B[i] = A[i] * 2; S[0] += A[i]``: a reduction beside an element-wise statement."""
+    n = tir.size_var("n") if n is None else n
+    A, B = (tir.decl_buffer((n,), dtype, name) for name in "AB")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, b, s = (ib.buffer_ptr(x) for x in (A, B, S))
+    with _loop(ib, n, None) as i:
+        b[i] = a[i] * tir.const(2, dtype)
+        s[0] += b[i]
+    return tir.PrimFunc([A, B, S], ib.get())
+
+
+__all__ = ["OPS", "dot", "max_kernel", "reduction", "sum_and_scale", "sum_kernel"]

@@ -1,0 +1,217 @@
+"""``VectorizeReductions``: Before (ir_builder) / After (nodes) for a sum, one recognition row
+per shape (reduced, or refused with its reason), the remarks, and what the pass leaves alone."""
+
+import pytest
+
+import codegen
+import tir
+import transform
+from tir import ir_builder
+from tir.structural import assert_structural_equal
+from transform.strip_mine import VECTOR_LENGTH
+from transform.vectorize.loop_vectorizer import STRIP_MINED
+from transform.vectorize.reduction import find_reductions, identity
+from transform.vectorize_reductions import NOT_A_REDUCTION, ORDERED
+
+BITS = codegen.Target("llvm").vector_width_bits
+VL = BITS // 32  # float32 / int32 lanes per register on this host
+NOTE = {STRIP_MINED: "reduction of S[0]"}
+
+
+def loop_of(body, dtype="float32", n=None, extra=("B",), annotations=None):
+    """``for i in vectorized(n): body(i, S, A, *extra)`` with S of shape (1,)."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    S = tir.decl_buffer((1,), dtype, "S")
+    others = [tir.decl_buffer((n,), dtype, name) for name in extra]
+    ib = ir_builder.create()
+    s, a, *rest = (ib.buffer_ptr(b) for b in (S, A, *others))
+    with ib.for_range(0, n, kind="vectorize", name="i", annotations=annotations) as i:
+        body(i, s, a, *rest)
+    return tir.PrimFunc([A, S, *others], ib.get())
+
+
+def add_a(i, s, a, *rest):
+    s[0] = s[0] + a[i]
+
+
+def run(func, config=None):
+    with transform.PassContext(config=config or {}), transform.collect_remarks() as remarks:
+        out = transform.VectorizeReductions()(tir.IRModule.from_expr(func))["main"]
+    return out, [str(r) for r in remarks]
+
+
+def expected_sum(func, k):
+    """The rewrite of ``S[0] = S[0] + A[i]`` over a symbolic n (see the pass's docstring)."""
+    A, S = func.params_buffers() if hasattr(func, "params_buffers") else _buffers(func)
+    n = A.shape[0]
+    acc = tir.decl_buffer((k * VL,), "float32", "S_acc",
+                          data=tir.Var("S_acc", "handle", type_annotation="float32"),
+                          scope="local")
+
+    def chunk(c):
+        return tir.BufferLoad(acc, [tir.Ramp(tir.const(c * VL), 1, VL)])
+
+    def vector(start, offset):
+        j = tir.Var("i", "int32")
+        index = [tir.const(offset) + j]
+        body = tir.BufferStore(acc, tir.BufferLoad(acc, index) + tir.BufferLoad(A, [start + j]),
+                               index)
+        return tir.For(j, 0, VL, tir.ForKind.VECTORIZED, body, NOTE)
+
+    outer, rest = tir.Var("i_outer", "int32"), tir.Var("i_rest", "int32")
+    block = k * VL
+    full = tir.floordiv(n, block)
+    init = [tir.BufferStore(acc, tir.Broadcast(tir.const(-0.0, "float32"), VL),
+                            [tir.Ramp(tir.const(c * VL), 1, VL)]) for c in range(k)]
+    main = tir.For(outer, 0, full, tir.ForKind.SERIAL,
+                   tir.SeqStmt([vector(outer * block + c * VL, c * VL) for c in range(k)]))
+    rest_loop = tir.For(rest, 0, tir.floordiv(tir.floormod(n, block), VL), tir.ForKind.SERIAL,
+                        vector(full * block + rest * VL, 0))
+    combined = (chunk(0) + chunk(1)) + (chunk(2) + chunk(3))
+    total = tir.Call("float32", "tir.vector_reduce_add_reassoc", [combined])
+    fold = tir.BufferStore(S, tir.BufferLoad(S, [0]) + total, [0])
+    i = func.body.loop_var
+    tail = tir.For(i, tir.floordiv(n, VL) * VL, tir.floormod(n, VL), tir.ForKind.SERIAL,
+                   func.body.body)
+    body = tir.SeqStmt([*init, main, rest_loop, fold, tail])
+    return tir.Allocate(acc.data, "float32", [block], tir.const(True, "bool"), body)
+
+
+def _buffers(func):
+    return [func.buffer_map[p] for p in func.params][:2]
+
+
+def test_sum_becomes_k_accumulators_a_fold_and_a_serial_tail():
+    func = loop_of(add_a, extra=())
+    after, remarks = run(func)
+    assert_structural_equal(after.body, expected_sum(func, 4))
+    assert len(remarks) == 1 and "4 accumulators of" in remarks[0]
+
+
+def test_constant_extent_caps_k_and_drops_empty_loops():
+    func = loop_of(add_a, n=2 * VL + 3, extra=())
+    after, remarks = run(func)
+    assert "2 accumulators" in remarks[0]
+    loops = [x for x in after.body.body.seq if isinstance(x, tir.For)]
+    # main loop (one block of 2 x VL), no VL-step loop (nothing left), serial tail of 3
+    assert [int(x.extent.value) for x in loops] == [1, 3]
+    assert loops[1].kind == tir.ForKind.SERIAL
+
+
+def test_extent_below_one_vector_is_left_to_vectorize_loop():
+    func = loop_of(add_a, n=VL - 1, extra=())
+    after, remarks = run(func)
+    assert after is func and remarks == []
+
+
+def test_ordered_mode_folds_each_vector_in_lane_order():
+    func = loop_of(add_a, extra=())
+    after, remarks = run(func, {ORDERED: True})
+    text = after.script()
+    assert 'T.call_intrin("float32", "tir.vector_reduce_add", S_vec[0:' in text
+    assert "reassoc" not in text and "folded in serial order" in remarks[0]
+
+
+def test_vector_length_annotation_is_used_and_dropped():
+    func = loop_of(add_a, extra=(),
+                   annotations={VECTOR_LENGTH: 4})
+    after, remarks = run(func)
+    assert f"accumulators of 4 lanes ({VECTOR_LENGTH})" in remarks[0]
+    assert "tir.vector_length" not in after.script()
+
+
+def test_disable_vectorize_leaves_the_loop():
+    func = loop_of(add_a, extra=())
+    after, remarks = run(func, {"tir.disable_vectorize": True})
+    assert after is func and remarks == []
+
+
+def test_vectorize_loop_alone_keeps_the_loop_serial():
+    """Unchanged behaviour: without this pass the carried dependence keeps the loop serial."""
+    func = loop_of(add_a, n=8, extra=())
+    with transform.collect_remarks() as remarks:
+        transform.VectorizeLoop()(tir.IRModule.from_expr(func))
+    assert "not vectorized" in str(remarks[0])
+
+
+# ---------------------------------------------------------------- recognition table
+
+def _set(buf, index, value):
+    buf[index] = value
+
+
+RECOGNIZED = [
+    ("add", "float32", lambda i, s, a, b: _set(s, 0, s[0] + a[i])),
+    ("add swapped", "float32", lambda i, s, a, b: _set(s, 0, a[i] + s[0])),
+    ("mul", "float64", lambda i, s, a, b: _set(s, 0, s[0] * a[i])),
+    ("min", "int8", lambda i, s, a, b: _set(s, 0, tir.min(s[0], a[i]))),
+    ("max", "uint32", lambda i, s, a, b: _set(s, 0, tir.max(a[i], s[0]))),
+    ("and", "int16", lambda i, s, a, b: _set(s, 0, s[0] & a[i])),
+    ("or", "bool", lambda i, s, a, b: _set(s, 0, s[0] | a[i])),
+    ("xor", "uint8", lambda i, s, a, b: _set(s, 0, s[0] ^ a[i])),
+    ("add", "int64", lambda i, s, a, b: _set(s, 0, s[0] + a[i] * b[i])),
+]
+
+
+@pytest.mark.parametrize("name,dtype,body", RECOGNIZED, ids=[r[0] + "-" + r[1]
+                                                             for r in RECOGNIZED])
+def test_recognized(name, dtype, body):
+    found, refused = find_reductions(loop_of(body, dtype).body)
+    assert refused == [] and [r.kind for r in found] == [name.split()[0]]
+
+
+REFUSED = [
+    ("subtraction", "float32", lambda i, s, a, b: _set(s, 0, s[0] - a[i]),
+     "subtraction is not associative"),
+    ("division", "float32", lambda i, s, a, b: _set(s, 0, s[0] / a[i]),
+     "Div is not an associative operation"),
+    ("read elsewhere", "float32",
+     lambda i, s, a, b: (_set(s, 0, s[0] + a[i]), _set(b, i, s[0])),
+     "B[i] = S[0] reads S, so its value is needed in every iteration"),
+    ("histogram", "int32", lambda i, s, a, b: _set(b, a[i], b[a[i]] + 1),
+     "the index of B changes with i (a histogram)"),
+    ("nested op", "float32", lambda i, s, a, b: _set(s, 0, (s[0] + a[i]) * 2.0),
+     "S is not an operand of the outer op"),
+    ("float16", "float16", lambda i, s, a, b: _set(s, 0, s[0] + a[i]),
+     "float16 reductions are not vectorized"),
+    ("f reads acc", "float32", lambda i, s, a, b: _set(s, 0, s[0] + s[0] * a[i]),
+     "reads S again in its value"),
+]
+
+
+@pytest.mark.parametrize("name,dtype,body,reason", REFUSED, ids=[r[0] for r in REFUSED])
+def test_refused_with_reason(name, dtype, body, reason):
+    func = loop_of(body, dtype)
+    found, refused = find_reductions(func.body)
+    assert found == [] and len(refused) == 1 and reason in refused[0].reason
+    after, remarks = run(func)
+    assert after is func
+    assert len(remarks) == 1 and f": {NOT_A_REDUCTION}: " in remarks[0] and reason in remarks[0]
+
+
+def test_reduction_inside_an_if_is_refused():
+    n = tir.size_var("n")
+    A, S = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((1,), "float32", "S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i, ib.if_scope(a[i] > 0):
+        s[0] = s[0] + a[i]
+    _, refused = find_reductions(ib.get())
+    assert "inside an if, a nested loop or a let" in refused[0].reason
+
+
+def test_element_wise_update_is_not_a_candidate():
+    """``B[i] = B[i] + A[i]`` reads and writes the same element of each iteration only."""
+    found, refused = find_reductions(loop_of(lambda i, s, a, b: _set(b, i, b[i] + a[i])).body)
+    assert found == [] and refused == []
+
+
+@pytest.mark.parametrize("kind,dtype,value", [
+    ("add", "float32", "-0.0"), ("mul", "int8", "1"), ("min", "float64", "inf"),
+    ("max", "int16", "-32768"), ("min", "uint8", "255"), ("and", "int32", "-1"),
+    ("and", "uint32", "4294967295"), ("or", "bool", "0"), ("and", "bool", "1"),
+    ("max", "float32", "-inf"),
+])
+def test_identity(kind, dtype, value):
+    assert str(identity(kind, dtype).value) == value

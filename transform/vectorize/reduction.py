@@ -1,0 +1,305 @@
+"""Is this loop a reduction? Recognition for ``VectorizeReductions``: which op, or why not.
+
+A statement ``acc[c] = acc[c] OP f(i)`` at the top level of a vectorized loop
+over ``i`` is a *reduction* when all of this holds:
+
+- ``OP`` is associative and commutative: ``+``, ``*``, ``min``, ``max``, the
+  bitwise ``&``, ``|``, ``^`` on integers and bools, logical ``and``/``or`` on
+  bools; ``acc[c]`` may be either operand;
+- the element is ``int8..int64``, ``uint8..uint64``, ``float32``, ``float64``
+  or ``bool`` (``+``/``*`` not on bool);
+- ``c`` does not change during the loop: no loop var, no var bound inside the
+  loop, no buffer load;
+- nothing else in the loop body touches the buffer of ``acc`` (``f`` included),
+  so only this statement carries a value from one iteration to the next.
+
+``find_reductions`` returns the reductions of a loop body and, for every
+statement that *looks* like an accumulation (it reads the element it writes
+at an index that does not move with ``i``, or moves through a load, as a
+histogram does) but is not one, the reason. The rewrite lives in
+``transform/vectorize_reductions.py``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from tir import dtype as dt
+from tir import op
+from tir.expr import (
+    Add,
+    And,
+    BufferLoad,
+    Call,
+    Max,
+    Min,
+    Mul,
+    Or,
+    PrimExpr,
+    Sub,
+    Var,
+)
+from tir.functor import post_order_visit
+from tir.stmt import Allocate, BufferStore, For, ForKind, LetStmt, SeqStmt, Stmt
+from tir.structural import structural_equal
+
+#: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
+_KINDS: dict = {
+    Add: "add", Mul: "mul", Min: "min", Max: "max", And: "and", Or: "or",
+    "tir.bitwise_and": "and", "tir.bitwise_or": "or", "tir.bitwise_xor": "xor",
+}
+_NOT_ASSOCIATIVE = {Sub: "subtraction"}
+#: Element types the pass reduces (float16 math is not native in codegen).
+_INTS = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)}
+_TYPES = _INTS | {"float32", "float64", "bool"}
+
+
+@attrs.frozen
+class Reduction:
+    """``store`` is ``acc[c] = acc[c] OP value``; ``kind`` names OP (``add``, ``min``, ...)."""
+
+    store: BufferStore
+    kind: str
+    value: PrimExpr
+    #: The OP node of the statement: ``combine`` rebuilds it with other operands.
+    template: PrimExpr
+
+    @property
+    def dtype(self) -> str:
+        """The element type of the accumulator."""
+        return self.store.value.dtype
+
+    @property
+    def is_float(self) -> bool:
+        """Whether reordering the reduction can change its rounding (float add/mul)."""
+        return dt.DataType(self.dtype).is_float and self.kind in ("add", "mul")
+
+    def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+        """``a OP b`` with the statement's own node (scalars or vectors alike)."""
+        t = self.template
+        if isinstance(t, Call):
+            return Call(a.dtype, t.op, [a, b])
+        return type(t)(a, b)
+
+    def identity(self) -> PrimExpr:
+        """The scalar ``e`` with ``x OP e == x`` for every x (bit for bit)."""
+        return identity(self.kind, self.dtype)
+
+
+def identity(kind: str, dtype: str) -> PrimExpr:
+    """The identity element of ``kind`` on ``dtype``: -0.0 for a float sum (+0.0 would turn
+    an all -0.0 sum positive), +inf for a float min, all ones for ``and``, ..."""
+    t = dt.DataType(dtype)
+    if kind == "add" or kind in ("or", "xor"):
+        return op.const(-0.0 if t.is_float else 0, dtype)
+    if kind == "mul":
+        return op.const(1, dtype)
+    if kind == "and":
+        return op.const(True if t.is_bool else -1 if t.is_int else t.max_value(), dtype)
+    if t.is_float:
+        return op.const(float("inf") if kind == "min" else float("-inf"), dtype)
+    return op.max_value(dtype) if kind == "min" else op.min_value(dtype)
+
+
+@attrs.frozen(repr=False)
+class ReductionRemark:
+    """What ``VectorizeReductions`` did with one vectorized loop: ``outcome`` is
+    ``"vectorized"`` (a reduction rewritten) or ``"not a reduction"`` (a look-alike kept)."""
+
+    func_name: str
+    loop_var: str
+    lanes: int
+    outcome: str
+    reason: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.func_name}: loop {self.loop_var} ({self.lanes} lanes): {self.outcome}"
+        return f"{text}: {self.reason}" if self.reason else text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
+@attrs.frozen
+class Refusal:
+    """A statement that looks like an accumulation but is not reduced, and why."""
+
+    store: BufferStore
+    reason: str
+
+
+def find_reductions(loop: For) -> tuple[list[Reduction], list[Refusal]]:
+    """The reductions of ``loop``'s body and the refused look-alikes (see the module doc)."""
+    inner = _bound_vars(loop)
+    top = _top_level(loop.body)
+    found: list[Reduction] = []
+    refused: list[Refusal] = []
+    for store in _stores(loop.body):
+        if not _looks_like_accumulation(store, inner):
+            continue
+        reason = _why_not(store, inner, loop, top)
+        if reason is None:
+            found.append(_reduction(store))
+        else:
+            refused.append(Refusal(store, reason))
+    return found, refused
+
+
+def describe(store: BufferStore) -> str:
+    """``acc[c] = value`` as one line of TIR."""
+    index = ", ".join(str(i) for i in store.indices)
+    return f"{store.buffer.name}[{index}] = {store.value}"
+
+
+# ---------------------------------------------------------------- recognition
+
+
+def _looks_like_accumulation(store: BufferStore, inner: set) -> bool:
+    """The value reads the element written, at an index fixed during the loop or indirect."""
+    if _own_load(store, store.value) is None:
+        return False
+    return not _uses(store.indices, inner) or _has_load(store.indices)
+
+
+def _why_not(store: BufferStore, inner: set, loop: For, top: list) -> str | None:
+    name = store.buffer.name
+    if _has_load(store.indices) or _uses(store.indices, inner):
+        return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
+    if store.predicate is not None:
+        return f"the store to {name} is predicated"
+    if not any(s is store for s in top):
+        return f"{describe(store)} is inside an if, a nested loop or a let"
+    if _has_vectorized_loop(loop.body):
+        return "the loop has a vectorized loop inside"
+    if store.value.dtype not in _TYPES:
+        return f"{store.value.dtype} reductions are not vectorized"
+    problem = _operation_problem(store)
+    if problem:
+        return problem
+    other = _other_access(loop.body, store)
+    if other is not None:
+        return f"{other}, so its value is needed in every iteration"
+    return None
+
+
+def _operation_problem(store: BufferStore) -> str | None:
+    value = store.value
+    key = value.op if isinstance(value, Call) else type(value)
+    kind = _KINDS.get(key)
+    if kind is None:
+        what = _NOT_ASSOCIATIVE.get(key, f"{_op_name(value)} is not an associative operation")
+        if key in _NOT_ASSOCIATIVE:
+            what = f"{what} is not associative"
+        return f"{describe(store)}: {what} (reduced ops: + * min max & | ^ and or)"
+    operands = list(value.args) if isinstance(value, Call) else [value.a, value.b]
+    if not any(_is_own_load(store, x) for x in operands):
+        return f"{describe(store)}: {store.buffer.name} is not an operand of the outer op"
+    if kind in ("add", "mul") and store.value.dtype == "bool":
+        return f"{describe(store)}: + and * on bool are not reduced"
+    return None
+
+
+def _reduction(store: BufferStore) -> Reduction:
+    value = store.value
+    key = value.op if isinstance(value, Call) else type(value)
+    operands = list(value.args) if isinstance(value, Call) else [value.a, value.b]
+    f = operands[1] if _is_own_load(store, operands[0]) else operands[0]
+    return Reduction(store, _KINDS[key], f, value)
+
+
+def _other_access(body: Stmt, store: BufferStore) -> str | None:
+    """The first statement (or load) other than the reduction's own that touches its buffer."""
+    data = store.buffer.data
+    own = _own_load(store, store.value)
+    for other in _stores(body):
+        if other is not store and other.buffer.data is data:
+            return f"{describe(other)} writes {store.buffer.name}"
+        if other is not store and _loads_of(other, data):
+            return f"{describe(other)} reads {store.buffer.name}"
+    again = [x for x in _loads_of(store, data) if x is not own]
+    if again:
+        return f"{describe(store)} reads {store.buffer.name} again in its value"
+    loads = [x for x in _loads_of(body, data) if x is not own]
+    return f"{loads[0]} reads {store.buffer.name}" if loads else None
+
+
+def _loads_of(node, data: Var) -> list[BufferLoad]:
+    found: list[BufferLoad] = []
+    post_order_visit(node, lambda n: found.append(n) if isinstance(n, BufferLoad)
+                     and n.buffer.data is data else None)
+    return found
+
+
+def _own_load(store: BufferStore, value: PrimExpr) -> BufferLoad | None:
+    """The load of the stored element in ``value`` (an operand of its outer op, if any)."""
+    operands = [value.a, value.b] if hasattr(value, "a") else list(getattr(value, "args", []))
+    for x in operands:
+        if _is_own_load(store, x):
+            return x
+    found: list[BufferLoad] = []
+    post_order_visit(value, lambda n: found.append(n) if _is_own_load(store, n) else None)
+    return found[0] if found else None
+
+
+def _is_own_load(store: BufferStore, e: PrimExpr) -> bool:
+    return (isinstance(e, BufferLoad) and e.buffer.data is store.buffer.data
+            and e.predicate is None and len(e.indices) == len(store.indices)
+            and all(structural_equal(a, b) for a, b in zip(e.indices, store.indices)))
+
+
+def _op_name(value: PrimExpr) -> str:
+    return value.op.removeprefix("tir.") if isinstance(value, Call) else type(value).__name__
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _top_level(body: Stmt) -> list[Stmt]:
+    return list(body.seq) if isinstance(body, SeqStmt) else [body]
+
+
+def _stores(body: Stmt) -> list[BufferStore]:
+    found: list[BufferStore] = []
+    post_order_visit(body, lambda n: found.append(n) if isinstance(n, BufferStore) else None)
+    return found
+
+
+def _bound_vars(loop: For) -> set:
+    """The loop var and every var bound inside the loop body."""
+    bound = {loop.loop_var}
+
+    def visit(node) -> None:
+        if isinstance(node, For):
+            bound.add(node.loop_var)
+        elif isinstance(node, LetStmt):
+            bound.add(node.var)
+        elif isinstance(node, Allocate):
+            bound.add(node.buffer_var)
+
+    post_order_visit(loop.body, visit)
+    return bound
+
+
+def _uses(exprs, names: set) -> bool:
+    found: list = []
+    for e in exprs:
+        post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) and n in names
+                         else None)
+    return bool(found)
+
+
+def _has_load(exprs) -> bool:
+    found: list = []
+    for e in exprs:
+        post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
+    return bool(found)
+
+
+def _has_vectorized_loop(body: Stmt) -> bool:
+    found: list = []
+    post_order_visit(body, lambda n: found.append(n) if isinstance(n, For)
+                     and n.kind == ForKind.VECTORIZED else None)
+    return bool(found)
+
+
+__all__ = ["Reduction", "ReductionRemark", "Refusal", "describe", "find_reductions", "identity"]

@@ -1,0 +1,309 @@
+"""``VectorizeReductions``: vectorized loops that accumulate into one element.
+
+``acc[c] = acc[c] OP f(i)`` carries a value from each iteration to the next,
+so ``VectorizeLoop``'s legality keeps such a loop serial. OP being
+associative (``+ * min max & | ^``, see ``vectorize/reduction.py``), the
+iterations can instead accumulate into K independent vector accumulators of
+VL lanes each, folded into ``acc[c]`` by one horizontal reduction::
+
+    for i in vectorized(n):              allocate S_acc[K*VL] (local)
+        S[0] = S[0] + A[i]                 S_acc[Ramp(k*VL, 1, VL)] = Broadcast(-0f, VL)  (each k)
+                                  ->       for i_outer in range(n // (K*VL)):
+                                               for i in vectorized(VL):       (k = 0 .. K-1)
+                                                   S_acc[k*VL + i] = S_acc[k*VL + i]
+                                                                     + A[i_outer*K*VL + k*VL + i]
+                                           for i_rest in range(n % (K*VL) // VL):
+                                               for i in vectorized(VL):
+                                                   S_acc[i] = S_acc[i] + A[n // (K*VL)*K*VL
+                                                                           + i_rest*VL + i]
+                                           S[0] = S[0] + vector_reduce_add_reassoc(
+                                                      S_acc[0:VL] + S_acc[VL:2VL] + ...)
+                                         for i in range(n // VL * VL, n // VL * VL + n % VL):
+                                             S[0] = S[0] + A[i]              (serial, < VL steps)
+
+Every accumulator access has a constant offset, so LLVM keeps the
+accumulators in registers. The other statements of the body run once per
+``i`` as before (``VectorizeLoop`` then vectorizes the VL-wide loops, after
+its own dependence analysis). K is 4 where one step has a long latency
+(float add/mul, integer mul: 4 chains in flight keep the adders busy), else
+2 (integer add/and/or/xor/min/max: one-cycle ops, loads are the limit), and
+never more than the trip count fills. VL is ``StripMineVectorLoops``'s:
+the target's register over the widest element, or ``tir.vector_length``.
+
+Floats: a sum or product in a vectorized loop may be reassociated (as
+OpenMP's ``simd reduction``); the remark says so, and the horizontal
+reduction is ``tir.vector_reduce_add_reassoc``. With config
+``tir.vectorize.ordered_reductions`` the order stays serial: each vector of
+VL values is folded in lane order by ``tir.vector_reduce_add(v, start)``
+(bit-exact to the serial loop when ``codegen.llvm.fp_contract`` is off: a
+serial ``acc + a*b`` may otherwise become one fma). Float min/max are exact
+in any order. A statement that looks like an accumulation but is not
+reduced gets a remark saying why; the loop is left to ``VectorizeLoop``.
+``codegen.build`` runs the pass before ``StripMineVectorLoops``; it does
+nothing under ``tir.disable_vectorize``.
+"""
+
+from __future__ import annotations
+
+from tir import op
+from tir.arith import Analyzer
+from tir.buffer import decl_buffer
+from tir.expr import BufferLoad, Call, IntImm, PrimExpr, Var
+from tir.expr_vector import Broadcast, Ramp
+from tir.function import IRModule, PrimFunc
+from tir.functor import StmtMutator, substitute
+from tir.stmt import Allocate, BufferStore, For, ForKind, SeqStmt, Stmt
+
+from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_context import PassContext
+from .remarks import emit_remark
+from .strip_mine import VECTOR_LENGTH, _checked_vector_length, _register_bits, _widest_element
+from .vectorize.loop_vectorizer import STRIP_MINED
+from .vectorize.reduction import Reduction, ReductionRemark, describe, find_reductions
+from .vectorize.remarks import VECTORIZED
+
+#: The outcome of a remark on a statement that looks like a reduction but is not one.
+NOT_A_REDUCTION = "not a reduction"
+#: Config key: keep float sums and products in the serial order.
+ORDERED = "tir.vectorize.ordered_reductions"
+
+
+class _ReductionRewriter(StmtMutator):
+    """Rewrites the reductions of the vectorized loops below a statement."""
+
+    def __init__(self, func_name: str, register_bits: int, ordered: bool):
+        self.func_name = func_name
+        self.register_bits = register_bits
+        self.ordered = ordered
+        self.analyzer = Analyzer()
+
+    def visit_for(self, loop: For) -> Stmt:
+        if loop.kind != ForKind.VECTORIZED:
+            return self.generic_visit(loop)
+        reductions, refused = find_reductions(loop)
+        vl, why = self._vector_length(loop)
+        for r in refused:
+            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
+        if refused or not reductions:
+            return loop
+        count = loop.extent
+        if not self.analyzer.can_prove(op.greater_equal(count, op.const(0, count.dtype))):
+            count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
+        if isinstance(count, IntImm) and count.value < vl:
+            return loop  # no full vector: VectorizeLoop keeps it serial and says why
+        plan = _Plan(loop, reductions, vl, count, self._unroll(reductions, count, vl))
+        ordered = self.ordered and any(r.is_float for r in reductions)
+        self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
+        return plan.ordered() if ordered else plan.reassociated()
+
+    def _vector_length(self, loop: For) -> tuple[int, str]:
+        """``StripMineVectorLoops``'s VL for ``loop`` and where it comes from."""
+        given = (loop.annotations or {}).get(VECTOR_LENGTH)
+        if given is not None:
+            return _checked_vector_length(given, loop, self.func_name), VECTOR_LENGTH
+        bits, name = _widest_element(loop.body)
+        return max(1, self.register_bits // bits), f"{self.register_bits}-bit registers / {name}"
+
+    def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
+        """K: independent accumulators to hide the latency of one OP, at most what n fills."""
+        long_latency = any(r.is_float or r.kind == "mul" for r in reductions)
+        k = 4 if long_latency else 2
+        if isinstance(count, IntImm):
+            k = max(1, min(k, count.value // vl))
+        return k
+
+    def _remark(self, loop: For, vl: int, outcome: str, reason: str) -> None:
+        emit_remark(ReductionRemark(self.func_name, loop.loop_var.name, vl, outcome, reason))
+
+
+class _Plan:
+    """The rewrite of one loop with its reductions, K accumulators of VL lanes each."""
+
+    def __init__(self, loop: For, reductions: list[Reduction], vl: int, count: PrimExpr,
+                 k: int):
+        self.loop, self.reductions, self.vl, self.count, self.k = loop, reductions, vl, count, k
+        self.dtype = loop.loop_var.dtype
+        self.keep = {key: v for key, v in (loop.annotations or {}).items()
+                     if key != VECTOR_LENGTH}
+        self.note = f"reduction of {_names(reductions)}"
+
+    def const(self, value: int) -> PrimExpr:
+        return op.const(value, self.dtype)
+
+    # ------------------------------------------------------------ reassociated
+
+    def reassociated(self) -> Stmt:
+        """K x VL accumulators, a main loop of K*VL steps, VL-step blocks, the fold, the tail."""
+        vl, block = self.vl, self.k * self.vl
+        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, block)
+                for r in self.reductions}
+        parts: list[Stmt] = [self._init(r, accs[id(r)]) for r in self.reductions]
+        full = op.floordiv(self.count, self.const(block))
+        outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
+        chunks = [self._vector(op.add(op.mul(outer, self.const(block)), self.const(c * vl)),
+                               self._accumulate(accs, c)) for c in range(self.k)]
+        parts.append(_serial(outer, full, SeqStmt(chunks) if len(chunks) > 1 else chunks[0]))
+        if self.k > 1:
+            rest = Var(f"{self.loop.loop_var.name}_rest", self.dtype)
+            steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
+            start = op.add(op.mul(full, self.const(block)), op.mul(rest, self.const(vl)))
+            parts.append(_serial(rest, steps, self._vector(start, self._accumulate(accs, 0))))
+        parts += [self._fold(r, accs[id(r)]) for r in self.reductions]
+        body: Stmt = SeqStmt.flatten([p for p in parts if p is not None] + self._tail())
+        for r in self.reductions:
+            body = _allocate(accs[id(r)], body)
+        return body
+
+    def _init(self, r: Reduction, acc) -> Stmt:
+        stores = [BufferStore(acc, Broadcast(r.identity(), self.vl),
+                              [Ramp(op.const(c * self.vl, "int32"), 1, self.vl)])
+                  for c in range(self.k)]
+        return SeqStmt(stores) if len(stores) > 1 else stores[0]
+
+    def _accumulate(self, accs: dict, chunk: int):
+        """Replacement of each reduction store: ``acc_v[chunk*VL + j] OP= f``."""
+        def make(r: Reduction, j: Var) -> Stmt:
+            acc = accs[id(r)]
+            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
+        return make
+
+    def _fold(self, r: Reduction, acc) -> Stmt:
+        """``acc[c] = acc[c] OP reduce(chunk_0 OP chunk_1 OP ...)`` (pairwise, for balance)."""
+        vectors = [BufferLoad(acc, [Ramp(op.const(c * self.vl, "int32"), 1, self.vl)])
+                   for c in range(self.k)]
+        while len(vectors) > 1:
+            pairs = [r.combine(vectors[i], vectors[i + 1]) for i in range(0, len(vectors) - 1, 2)]
+            vectors = pairs + ([vectors[-1]] if len(vectors) % 2 else [])
+        name = f"tir.vector_reduce_{r.kind}" + ("_reassoc" if r.is_float else "")
+        total = Call(r.dtype, name, [vectors[0]])
+        own = BufferLoad(r.store.buffer, list(r.store.indices))
+        return BufferStore(r.store.buffer, r.combine(own, total), list(r.store.indices))
+
+    # ------------------------------------------------------------ ordered
+
+    def ordered(self) -> Stmt:
+        """Per vector: the VL values into a buffer, then folded into acc[c] in lane order."""
+        vl = self.vl
+        tmps = {id(r): _local(f"{r.store.buffer.name}_vec", r.dtype, vl) for r in self.reductions}
+
+        def stage(r: Reduction, j: Var) -> Stmt:
+            return BufferStore(tmps[id(r)], r.value, [_int32(j)])
+
+        outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
+        vector = self._vector(op.mul(outer, self.const(vl)), stage)
+        folds = [self._fold_in_order(r, tmps[id(r)]) for r in self.reductions]
+        full = op.floordiv(self.count, self.const(vl))
+        loop = _serial(outer, full, SeqStmt([vector, *folds]))
+        body: Stmt = SeqStmt.flatten([s for s in [loop, *self._tail()] if s is not None])
+        for r in self.reductions:
+            body = _allocate(tmps[id(r)], body)
+        return body
+
+    def _fold_in_order(self, r: Reduction, tmp) -> Stmt:
+        values = BufferLoad(tmp, [Ramp(op.const(0, "int32"), 1, self.vl)])
+        own = BufferLoad(r.store.buffer, list(r.store.indices))
+        if r.is_float:  # ((acc OP v0) OP v1) ... : the serial order
+            value = Call(r.dtype, f"tir.vector_reduce_{r.kind}", [values, own])
+        else:
+            value = r.combine(own, Call(r.dtype, f"tir.vector_reduce_{r.kind}", [values]))
+        return BufferStore(r.store.buffer, value, list(r.store.indices))
+
+    # ------------------------------------------------------------ shared
+
+    def _vector(self, start: PrimExpr, replacement) -> For:
+        """``for j in vectorized(VL): body(i := min + start + j)``, reductions replaced."""
+        var = self.loop.loop_var
+        j = Var(var.name, self.dtype)
+        table = {id(r.store): replacement(r, j) for r in self.reductions}
+        body = _ReplaceStores(table)(self.loop.body)
+        body = substitute(body, {var: op.add(op.add(self.loop.min, start), j)})
+        return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
+                   {**self.keep, STRIP_MINED: self.note})
+
+    def _tail(self) -> list[Stmt]:
+        """The last ``count % VL`` iterations as the serial loop they were."""
+        rest = op.floormod(self.count, self.const(self.vl))
+        if isinstance(rest, IntImm) and rest.value == 0:
+            return []
+        done = op.mul(op.floordiv(self.count, self.const(self.vl)), self.const(self.vl))
+        return [For(self.loop.loop_var, op.add(self.loop.min, done), rest, ForKind.SERIAL,
+                    self.loop.body, self.keep)]
+
+
+class _ReplaceStores(StmtMutator):
+    """Replaces the stores of a table (by identity) with their new statements."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def visit_buffer_store(self, node: BufferStore) -> Stmt:
+        return self.table.get(id(node), node)
+
+
+def _local(name: str, dtype: str, size: int):
+    data = Var(name, "handle", type_annotation=dtype)
+    return decl_buffer((size,), dtype, name, data=data, scope="local")
+
+
+def _allocate(buf, body: Stmt) -> Stmt:
+    return Allocate(buf.data, buf.dtype, list(buf.shape), op.const(True, "bool"), body)
+
+
+def _serial(var: Var, extent: PrimExpr, body: Stmt) -> Stmt | None:
+    """``for var in range(extent): body``, or None when it runs no iteration."""
+    if isinstance(extent, IntImm) and extent.value == 0:
+        return None
+    return For(var, op.const(0, var.dtype), extent, ForKind.SERIAL, body)
+
+
+def _int32(j: Var) -> PrimExpr:
+    return j if j.dtype == "int32" else op.cast("int32", j)
+
+
+def _names(reductions: list[Reduction]) -> str:
+    return ", ".join(str(BufferLoad(r.store.buffer, list(r.store.indices))) for r in reductions)
+
+
+def _reason(plan: _Plan, why: str, ordered: bool) -> str:
+    kinds = ", ".join(f"{BufferLoad(r.store.buffer, list(r.store.indices))} ({r.kind})"
+                      for r in plan.reductions)
+    if ordered:
+        text = f"reduction {kinds}: vectors of {plan.vl} lanes ({why}) folded in serial order"
+    else:
+        text = (f"reduction {kinds}: {plan.k} accumulators of {plan.vl} lanes ({why}), "
+                "one horizontal reduction after the loop")
+    for r in plan.reductions:
+        if r.is_float and not ordered:
+            what = "sum" if r.kind == "add" else "product"
+            text += (f"; float {what} reassociated: results may differ from the serial order "
+                     f"in rounding (config {ORDERED} keeps it)")
+    return text
+
+
+def vectorize_reductions(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
+    """``func`` with the reductions of its vectorized loops rewritten (see the module doc)."""
+    body = _ReductionRewriter(name, _register_bits(func), ordered)(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+def VectorizeReductions() -> PrimFuncPass:
+    """The pass turning ``acc[c] = acc[c] OP f(i)`` in vectorized loops into vector accumulators.
+
+    Config ``tir.vectorize.ordered_reductions`` keeps float sums and products in serial
+    order; ``tir.disable_vectorize`` turns the pass off.
+
+    Raises:
+        ValueError: a ``tir.vector_length`` annotation that is not a positive power of two.
+    """
+
+    def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
+        if ctx.config.get("tir.disable_vectorize", False):
+            return func
+        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        return vectorize_reductions(func, name, bool(ctx.config.get(ORDERED, False)))
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeReductions")
+
+
+__all__ = ["NOT_A_REDUCTION", "ORDERED", "VectorizeReductions", "vectorize_reductions"]

@@ -46,6 +46,8 @@ def default_pipeline() -> list:
         transform.VectorizeReductions(),
         # Vectorized loops -> serial loop of register-wide vectors + a predicated tail.
         transform.StripMineVectorLoops(),
+        # ifs on a vectorized var -> predicated stores, masked loads and Selects.
+        transform.IfConvertVectorLoops(),
         # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when
         # tir.disable_vectorize is set: the pass then runs VectorizeSkipper).
         transform.VectorizeLoop(),

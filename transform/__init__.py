@@ -12,6 +12,7 @@ from .pass_base import (
     module_pass,
     prim_func_pass,
 )
+from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .lower_vector_math import LowerVectorMath
 from .pass_context import PassContext

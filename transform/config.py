@@ -187,6 +187,11 @@ register_config(
     "Vectorize guarded loop bodies with predicated (masked) loads and stores.",
 )
 register_config(
+    "tir.vectorize.if_conversion", bool, True,
+    "Turn ifs on a vectorized loop's var into predicated stores and loads "
+    "(IfConvertVectorLoops).",
+)
+register_config(
     "tir.vectorize_remarks", bool, False,
     "Report, for every vectorized loop, what the vectorizer did and why.",
 )

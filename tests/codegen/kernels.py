@@ -450,6 +450,78 @@ def bool_logic() -> Kernel:
     )
 
 
+# ---------------------------------------------------------------- if-conversion
+
+
+def conv3x3_guarded_func() -> tir.PrimFunc:
+    """``out[y, x] = sum of img[y + dy, x + dx] * K[dy * 3 + dx]`` for ``x < w - 2``.
+
+    The inner x loop runs over the whole row (``vectorize``) with the guard
+    ``if x < w - 2`` inside: IfConvertVectorLoops makes it masked accesses.
+    Rows ``h - 2`` and up and columns ``w - 2`` and up of ``out`` are not written.
+    """
+    h, w = tir.size_var("h"), tir.size_var("w")
+    img = tir.decl_buffer((h, w), "float32", name="img")
+    weights = tir.decl_buffer((9,), "float32", name="K")
+    out = tir.decl_buffer((h, w), "float32", name="out")
+    ib = ir_builder.create()
+    src, k, dst = (ib.buffer_ptr(b) for b in (img, weights, out))
+    with ib.for_range(0, h - 2, name="y") as y, \
+            ib.for_range(0, w, kind="vectorize", name="x") as x:
+        with ib.if_scope(x < w - 2):
+            total = src[y, x] * k[0]
+            for tap in range(1, 9):
+                total = total + src[y + tap // 3, x + tap % 3] * k[tap]
+            dst[y, x] = total
+    return tir.PrimFunc([img, weights, out], ib.get())
+
+
+def conv3x3_reference(img: np.ndarray, weights: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """NumPy's ``conv3x3_guarded_func``: ``out`` with its written part replaced."""
+    h, w = img.shape
+    result = out.copy()
+    if h < 3 or w < 3:
+        return result
+    total = img[:-2, :-2] * weights[0]
+    for tap in range(1, 9):
+        dy, dx = divmod(tap, 3)
+        total = total + img[dy:h - 2 + dy, dx:w - 2 + dx] * weights[tap]
+    result[:-2, :-2] = total
+    return result
+
+
+def conv3x3_guarded() -> Kernel:
+    """The guarded 3x3 convolution on a 34 x 37 image (37: not a multiple of a vector)."""
+    return Kernel(
+        conv3x3_guarded_func(),
+        lambda rng: (_floats(rng, 34 * 37).reshape(34, 37), _floats(rng, 9),
+                     np.zeros((34, 37), "float32")),
+        lambda ins: {2: conv3x3_reference(*ins)},
+    )
+
+
+def guarded_division() -> Kernel:
+    """``if B != 0: C = A // B else: C = -1`` (int32): the division is if-converted."""
+    ib = ir_builder.create()
+    A, B, C = _pointers(ib, "int32", "A", "B", "C")
+    with _vector_loop(ib, N // 8) as k:
+        with ib.if_scope(B[k] != 0):
+            C[k] = tir.floordiv(A[k], B[k])
+        with ib.else_scope():
+            C[k] = tir.const(-1, "int32")
+    func = tir.PrimFunc([A, B, C], ib.get())
+
+    def make_inputs(rng):
+        b = rng.integers(-3, 4, N, dtype="int32")  # many zeros and -1s
+        return _ints(rng, N, "int32"), b, np.zeros(N, "int32")
+
+    def reference(ins):
+        a, b = ins[0], ins[1]
+        return {2: np.where(b != 0, a // np.where(b != 0, b, 1), -1).astype("int32")}
+
+    return Kernel(func, make_inputs, reference)
+
+
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOAT_DTYPES = ["float16", "float32", "float64"]
 
@@ -475,6 +547,8 @@ KERNELS: dict[str, Callable[[], Kernel]] = {
     "vectorized_int_sum": vectorized_int_sum,
     "local_vector_buffer": local_vector_buffer,
     "bool_logic": bool_logic,
+    "conv3x3_guarded": conv3x3_guarded,
+    "guarded_division": guarded_division,
 }
 for _dtype in INT_DTYPES + FLOAT_DTYPES:
     KERNELS[f"elementwise_{_dtype}"] = functools.partial(elementwise_dtype, _dtype)

@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..expr import GE, GT, LE, LT, Broadcast, FloorDiv, IntImm, PrimExpr, Var
+from ..expr import GE, GT, LE, LT, Broadcast, FloorDiv, IntImm, Max, PrimExpr, Var
 from ..functor import deep_recursion, post_order_visit
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
@@ -247,7 +247,12 @@ def _block_facts(var: Var, rng: Range) -> list:
         return []
     one = op.const(1, var.dtype)
     block = op.mul(op.add(op.sub(var, rng.min), one), extent.b)
-    return [op.less_equal(block, extent.a)]
+    facts = [op.less_equal(block, extent.a)]
+    total = extent.a
+    if isinstance(total, Max) and isinstance(total.b, IntImm) and total.b.value == 0:
+        # n // c written max(n, 0) // c (StripMineVectorLoops): if the loop runs, max(n, 0) is n
+        facts.append(op.less_equal(block, total.a))
+    return facts
 
 
 def _expr(e: Any, who: str) -> PrimExpr:

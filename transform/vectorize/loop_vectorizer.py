@@ -18,6 +18,7 @@ from tir.range import Range
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
 from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from .predicate import scalar_predicates_to_branches
 from .remarks import (
     NOT_VECTORIZED,
     PARTIAL,
@@ -70,15 +71,15 @@ class LoopVectorizer(StmtMutator):
         if lanes == 1:  # one iteration: nothing to widen
             result = substitute(body, {loop.loop_var: loop.min})
             self.remarks.insert(slot, self._remark(loop, 1, VECTORIZED, "extent 1"))
-            return result
+            return scalar_predicates_to_branches(result)
         legality = self._legality(loop, lanes, body)
         if not legality.legal:  # a dependence crosses the whole body: no vector code at all
             reason = legality.serial_reason
             self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
-            return replace(loop, kind=ForKind.SERIAL, body=body)
-        predicate = self._predicates() or bool(_annotation(loop, PREDICATE_TAIL))
+            return replace(loop, kind=ForKind.SERIAL, body=scalar_predicates_to_branches(body))
+        tail = bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
-                                predicate)
+                                self._predicates() or tail, tail)
         result = vectorizer.vectorize(body)
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]
@@ -90,7 +91,7 @@ class LoopVectorizer(StmtMutator):
             note = f"dependences not checked ({ASSUME_INDEPENDENT})"
             reason = f"{reason}; {note}" if reason else note
         self.remarks.insert(slot, self._remark(loop, lanes, outcome, reason))
-        return result
+        return scalar_predicates_to_branches(result)  # what stayed scalar (if-converted code)
 
     def _predicates(self) -> bool:
         """Whether tail guards become lane masks: the config, else whether the target has SVE."""

@@ -13,12 +13,15 @@ load and store of its (vectorized) then-branch gets the predicate
                                                      (m = get_active_lane_mask("uint1x4", i*4, 14))
 
 That is only equivalent when every access of the branch is exactly the
-guarded range: ``lane_guard`` decides whether the condition is such a guard,
+guarded range (an access predicated already, by ``IfConvertVectorLoops``,
+takes the AND of both masks): ``lane_guard`` decides whether the condition is such a guard,
 ``why_not_predicable`` whether the branch fits it, ``predicate_accesses``
 rewrites.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import attrs
 
@@ -39,7 +42,7 @@ from tir.expr import (
 )
 from tir.functor import StmtExprMutator, post_order_visit
 from tir.node import replace
-from tir.stmt import BufferStore, Stmt
+from tir.stmt import BufferStore, IfThenElse, Stmt
 from tir.structural import structural_equal
 
 _INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
@@ -70,19 +73,29 @@ def lane_guard(cond: PrimExpr, lanes: int) -> LaneGuard | None:
     return LaneGuard(ramp.base, limit.value, lanes)
 
 
-def why_not_predicable(branch: Stmt, guard: LaneGuard) -> str | None:
+def why_not_predicable(branch: Stmt, guard: LaneGuard,
+                       in_bounds: Callable[[BufferLoad], bool] | None = None) -> str | None:
     """Why the accesses of ``branch`` cannot all take ``guard``'s mask; None if they can.
 
     Each must index one dimension with the guard's own ramp (the mask says
-    nothing about other elements), and none may carry a predicate already.
+    nothing about other elements); one that carries a predicate already keeps
+    it, AND-ed with the mask, whatever its index: the mask is exact (lane ``k``
+    is on exactly when iteration ``k`` runs the branch). ``in_bounds`` (given
+    for ``StripMineVectorLoops``' tail loops, whose guard is ours, not TVM's)
+    accepts every access of one element per lane, at any index, and a
+    one-lane load it proves inside its buffer unmasked: reading that when no
+    lane is on has no effect.
     Masked-off lanes still compute, on zeros: an integer division by a
     non-constant would divide by zero there, so it keeps the guard.
     """
     problems: list[str | None] = []
 
     def check(node) -> None:
-        if isinstance(node, (BufferLoad, BufferStore)):
-            problems.append(_access_problem(node, guard))
+        if isinstance(node, BufferLoad) and in_bounds is not None and _uniform_safe(node,
+                                                                                 in_bounds):
+            problems.append(None)
+        elif isinstance(node, (BufferLoad, BufferStore)):
+            problems.append(_access_problem(node, guard, in_bounds is not None))
         elif isinstance(node, _INT_DIVISIONS) and _divides_by_variable(node):
             problems.append(f"an integer division by {node.b} would run in masked-off lanes")
 
@@ -103,23 +116,66 @@ class _Predicate(StmtExprMutator):
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
         node = self.generic_visit(node)
-        return replace(node, predicate=self.mask)
+        if dt.lanes_of(node.dtype) == 1:
+            return node  # why_not_predicable let it through: in bounds
+        return replace(node, predicate=self._and(node.predicate))
 
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
         node = self.generic_visit(node)
-        return replace(node, predicate=self.mask)
+        return replace(node, predicate=self._and(node.predicate))
+
+    def _and(self, predicate: PrimExpr | None) -> PrimExpr:
+        """The lane mask, AND-ed with the access's own predicate (IfConvertVectorLoops')."""
+        return self.mask if predicate is None else op.logical_and(self.mask, predicate)
 
 
-def _access_problem(node, guard: LaneGuard) -> str | None:
+def scalar_predicates_to_branches(stmt: Stmt) -> Stmt:
+    """``stmt`` with each one-lane predicated access written as the branch it means.
+
+    ``IfConvertVectorLoops`` predicates scalar accesses; where the vectorizer
+    then keeps them scalar (a scalarized statement, a loop left serial), a
+    branch says the same more plainly: ``B[k] = v`` with predicate ``p`` is
+    ``if p: B[k] = v``, and ``A[k]`` with predicate ``p`` is
+    ``if_then_else(p, A[k], 0)`` (a masked-off lane reads as zero).
+    """
+    return _ScalarPredicates()(stmt)
+
+
+class _ScalarPredicates(StmtExprMutator):
+    def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
+        node = self.generic_visit(node)
+        if not _one_lane(node.predicate):
+            return node
+        zero = op.const(0, node.dtype)
+        return Call(node.dtype, "tir.if_then_else",
+                    [node.predicate, replace(node, predicate=None), zero])
+
+    def visit_buffer_store(self, node: BufferStore) -> Stmt:
+        node = self.generic_visit(node)
+        if not _one_lane(node.predicate):
+            return node
+        return IfThenElse(node.predicate, replace(node, predicate=None))
+
+
+def _one_lane(predicate: PrimExpr | None) -> bool:
+    return predicate is not None and dt.lanes_of(predicate.dtype) == 1
+
+
+def _access_problem(node, guard: LaneGuard, any_index: bool) -> str | None:
     what = "load from" if isinstance(node, BufferLoad) else "store to"
     name = node.buffer.name
-    if node.predicate is not None:
-        return f"the {what} {name} is predicated already"
+    lanes = dt.lanes_of(node.dtype if isinstance(node, BufferLoad) else node.value.dtype)
+    if node.predicate is not None or any_index:  # the exact mask suits any per-lane access
+        return None if lanes == guard.lanes else f"the {what} {name} is not one per lane"
     index = node.indices[-1] if len(node.indices) == 1 else None
     if not (isinstance(index, Ramp) and _is_one(index.stride) and index.lanes == guard.lanes
             and structural_equal(index.base, guard.base)):
         return f"the {what} {name} is not at the guarded elements {guard.base} + lane"
     return None
+
+
+def _uniform_safe(node: BufferLoad, in_bounds: Callable[[BufferLoad], bool]) -> bool:
+    return node.predicate is None and dt.lanes_of(node.dtype) == 1 and in_bounds(node)
 
 
 def _divides_by_variable(node) -> bool:
@@ -133,4 +189,10 @@ def _is_one(e: PrimExpr) -> bool:
     return isinstance(e, IntImm) and e.value == 1
 
 
-__all__ = ["LaneGuard", "lane_guard", "predicate_accesses", "why_not_predicable"]
+__all__ = [
+    "LaneGuard",
+    "lane_guard",
+    "predicate_accesses",
+    "scalar_predicates_to_branches",
+    "why_not_predicable",
+]

@@ -16,6 +16,8 @@ scalar var is gone), so the request climbs to the statement binding it.
 
 from __future__ import annotations
 
+import functools
+
 from tir import op
 from tir.expr import Broadcast, BufferLoad, PrimExpr, Var
 from tir.functor import StmtExprMutator, deep_recursion, post_order_visit, substitute
@@ -35,6 +37,7 @@ from tir.stmt import (
     While,
 )
 
+from .if_conversion import is_in_bounds
 from .lanes import chunk, lanes
 from .predicate import lane_guard, predicate_accesses, why_not_predicable
 from .remarks import VectorizeError
@@ -45,12 +48,15 @@ class Vectorizer(ExprVectorizer):
     """Rewrites the body of one vectorized loop; records what it had to scalarize."""
 
     def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None,
-                 keep_serial: dict | None = None, predicate: bool = False):
+                 keep_serial: dict | None = None, predicate: bool = False, tail: bool = False):
         super().__init__(var, lanes_, min_, analyzer)
         #: The reasons of every scalarized statement, in the order met.
         self.reasons: list[str] = []
         #: Whether a guard on the var may become a lane mask (buffer-level predication).
         self.predicate = predicate
+        #: A peeled tail loop (StripMineVectorLoops): its guard may leave in-bounds
+        #: uniform loads unmasked (predicate.py).
+        self.tail = tail
         #: One note per guard that became a lane mask, in the order met.
         self.predicated: list[str] = []
         #: id(statement) -> reason: statements the legality analysis keeps serial.
@@ -202,7 +208,9 @@ class Vectorizer(ExprVectorizer):
         except NeedScalarize as request:
             branch, why_not = None, request.reason
         else:
-            why_not = why_not_predicable(branch, guard)
+            in_bounds = functools.partial(is_in_bounds, analyzer=self.analyzer) if self.tail \
+                else None
+            why_not = why_not_predicable(branch, guard, in_bounds)
             if self._scalarize_count > count:
                 why_not = "; ".join(self.reasons[saved[0]:]) or "part of the branch is scalarized"
         if why_not:

@@ -21,6 +21,15 @@ VL lanes each, folded into ``acc[c]`` by one horizontal reduction::
                                          for i in range(n // VL * VL, n // VL * VL + n % VL):
                                              S[0] = S[0] + A[i]              (serial, < VL steps)
 
+An index-of-max/min search (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``, see
+``vectorize/reduction.py``) becomes K x VL lanes of best values (starting at
+``M[0]``) and indices (starting at a sentinel no iteration has) updated by
+``Select``; after the loop, the best value M over the lanes, the smallest
+(``>``/``<``: first occurrence) or largest (``>=``/``<=``: last) index among
+the lanes holding M, and that lane's value (M, up to the sign of a zero) are
+stored unless no lane was ever updated. A NaN compares false, so it is never
+taken, as in the serial loop; a NaN start is never replaced.
+
 Every accumulator access has a constant offset, so LLVM keeps the
 accumulators in registers. The other statements of the body run once per
 ``i`` as before (``VectorizeLoop`` then vectorizes the VL-wide loops, after
@@ -48,18 +57,26 @@ from __future__ import annotations
 from tir import op
 from tir.arith import Analyzer
 from tir.buffer import decl_buffer
-from tir.expr import BufferLoad, Call, IntImm, PrimExpr, Var
+from tir.expr import EQ, NE, BufferLoad, Call, IntImm, Max, Min, PrimExpr, Select, Var
 from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, substitute
-from tir.stmt import Allocate, BufferStore, For, ForKind, SeqStmt, Stmt
+from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
 from .strip_mine import VECTOR_LENGTH, _checked_vector_length, _register_bits, _widest_element
 from .vectorize.loop_vectorizer import STRIP_MINED
-from .vectorize.reduction import Reduction, ReductionRemark, describe, find_reductions
+from .vectorize.reduction import (
+    Reduction,
+    ReductionRemark,
+    Search,
+    describe,
+    find_reductions,
+    find_search,
+    identity,
+)
 from .vectorize.remarks import VECTORIZED
 
 #: The outcome of a remark on a statement that looks like a reduction but is not one.
@@ -81,16 +98,23 @@ class _ReductionRewriter(StmtMutator):
         if loop.kind != ForKind.VECTORIZED:
             return self.generic_visit(loop)
         reductions, refused = find_reductions(loop)
+        search, why_not = (None, None) if reductions or refused else find_search(loop)
         vl, why = self._vector_length(loop)
         for r in refused:
             self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
-        if refused or not reductions:
+        if why_not:
+            self._remark(loop, vl, NOT_A_REDUCTION, why_not)
+        if refused or not (reductions or search):
             return loop
         count = loop.extent
         if not self.analyzer.can_prove(op.greater_equal(count, op.const(0, count.dtype))):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
         if isinstance(count, IntImm) and count.value < vl:
             return loop  # no full vector: VectorizeLoop keeps it serial and says why
+        if search is not None:  # compare + 2 selects per step: 2 chains suffice
+            plan = _SearchPlan(loop, search, vl, count, self._cap(2, count, vl))
+            self._remark(loop, vl, VECTORIZED, plan.reason(why))
+            return plan.rewrite()
         plan = _Plan(loop, reductions, vl, count, self._unroll(reductions, count, vl))
         ordered = self.ordered and any(r.is_float for r in reductions)
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
@@ -107,10 +131,12 @@ class _ReductionRewriter(StmtMutator):
     def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
         """K: independent accumulators to hide the latency of one OP, at most what n fills."""
         long_latency = any(r.is_float or r.kind == "mul" for r in reductions)
-        k = 4 if long_latency else 2
-        if isinstance(count, IntImm):
-            k = max(1, min(k, count.value // vl))
-        return k
+        return self._cap(4 if long_latency else 2, count, vl)
+
+    @staticmethod
+    def _cap(k: int, count: PrimExpr, vl: int) -> int:
+        """``k``, but no more accumulators than a constant trip count fills."""
+        return max(1, min(k, count.value // vl)) if isinstance(count, IntImm) else k
 
     def _remark(self, loop: For, vl: int, outcome: str, reason: str) -> None:
         emit_remark(ReductionRemark(self.func_name, loop.loop_var.name, vl, outcome, reason))
@@ -134,24 +160,29 @@ class _Plan:
 
     def reassociated(self) -> Stmt:
         """K x VL accumulators, a main loop of K*VL steps, VL-step blocks, the fold, the tail."""
-        vl, block = self.vl, self.k * self.vl
-        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, block)
+        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, self.k * self.vl)
                 for r in self.reductions}
-        parts: list[Stmt] = [self._init(r, accs[id(r)]) for r in self.reductions]
+        inits = [self._init(r, accs[id(r)]) for r in self.reductions]
+        folds = [self._fold(r, accs[id(r)]) for r in self.reductions]
+        return self.blocked(inits, lambda c: self._accumulate(accs, c), folds, accs.values())
+
+    def blocked(self, inits: list, chunk_table, folds: list, buffers) -> Stmt:
+        """The skeleton: ``inits``, the main loop (chunk ``c`` of a block replaces statements
+        by ``chunk_table(c)(j)``), the VL-step loop (chunk 0), ``folds``, the serial tail."""
+        vl, block = self.vl, self.k * self.vl
         full = op.floordiv(self.count, self.const(block))
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
         chunks = [self._vector(op.add(op.mul(outer, self.const(block)), self.const(c * vl)),
-                               self._accumulate(accs, c)) for c in range(self.k)]
-        parts.append(_serial(outer, full, SeqStmt(chunks) if len(chunks) > 1 else chunks[0]))
+                               chunk_table(c)) for c in range(self.k)]
+        parts = [*inits, _serial(outer, full, SeqStmt.flatten(chunks))]
         if self.k > 1:
             rest = Var(f"{self.loop.loop_var.name}_rest", self.dtype)
             steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
             start = op.add(op.mul(full, self.const(block)), op.mul(rest, self.const(vl)))
-            parts.append(_serial(rest, steps, self._vector(start, self._accumulate(accs, 0))))
-        parts += [self._fold(r, accs[id(r)]) for r in self.reductions]
-        body: Stmt = SeqStmt.flatten([p for p in parts if p is not None] + self._tail())
-        for r in self.reductions:
-            body = _allocate(accs[id(r)], body)
+            parts.append(_serial(rest, steps, self._vector(start, chunk_table(0))))
+        body = SeqStmt.flatten([p for p in parts + folds if p is not None] + self._tail())
+        for buf in buffers:
+            body = _allocate(buf, body)
         return body
 
     def _init(self, r: Reduction, acc) -> Stmt:
@@ -166,7 +197,7 @@ class _Plan:
             acc = accs[id(r)]
             index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
-        return make
+        return lambda j: {id(r.store): make(r, j) for r in self.reductions}
 
     def _fold(self, r: Reduction, acc) -> Stmt:
         """``acc[c] = acc[c] OP reduce(chunk_0 OP chunk_1 OP ...)`` (pairwise, for balance)."""
@@ -187,8 +218,9 @@ class _Plan:
         vl = self.vl
         tmps = {id(r): _local(f"{r.store.buffer.name}_vec", r.dtype, vl) for r in self.reductions}
 
-        def stage(r: Reduction, j: Var) -> Stmt:
-            return BufferStore(tmps[id(r)], r.value, [_int32(j)])
+        def stage(j: Var) -> dict:
+            return {id(r.store): BufferStore(tmps[id(r)], r.value, [_int32(j)])
+                    for r in self.reductions}
 
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
         vector = self._vector(op.mul(outer, self.const(vl)), stage)
@@ -211,12 +243,12 @@ class _Plan:
 
     # ------------------------------------------------------------ shared
 
-    def _vector(self, start: PrimExpr, replacement) -> For:
-        """``for j in vectorized(VL): body(i := min + start + j)``, reductions replaced."""
+    def _vector(self, start: PrimExpr, table_of) -> For:
+        """``for j in vectorized(VL): body(i := min + start + j)``, the statements of
+        ``table_of(j)`` (by identity) replaced."""
         var = self.loop.loop_var
         j = Var(var.name, self.dtype)
-        table = {id(r.store): replacement(r, j) for r in self.reductions}
-        body = _ReplaceStores(table)(self.loop.body)
+        body = _Replace(table_of(j))(self.loop.body)
         body = substitute(body, {var: op.add(op.add(self.loop.min, start), j)})
         return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
                    {**self.keep, STRIP_MINED: self.note})
@@ -231,14 +263,101 @@ class _Plan:
                     self.loop.body, self.keep)]
 
 
-class _ReplaceStores(StmtMutator):
-    """Replaces the stores of a table (by identity) with their new statements."""
+class _SearchPlan(_Plan):
+    """The rewrite of an index-of-max/min loop: K x VL lanes of best values and indices."""
+
+    def __init__(self, loop: For, search: Search, vl: int, count: PrimExpr, k: int):
+        super().__init__(loop, [], vl, count, k)
+        self.search = search
+        self.note = f"search of {_load(search.best_store)}, {_load(search.index_store)}"
+
+    def rewrite(self) -> Stmt:
+        """Lanes start at the current best (index: a sentinel), update by Select, combine."""
+        s, size = self.search, self.k * self.vl
+        best = _local(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
+        where = _local(f"{s.index_store.buffer.name}_lanes", self.dtype, size)
+        inits = [BufferStore(buf, Broadcast(value, self.vl), [self._chunk(c)])
+                 for c in range(self.k)
+                 for buf, value in ((best, _load(s.best_store)), (where, self._sentinel()))]
+        return self.blocked(inits, lambda c: self._update(best, where, c),
+                            [self._combine(best, where)], [best, where])
+
+    def _sentinel(self) -> PrimExpr:
+        """An index no iteration has, which the final min (first) / max (last) ignores."""
+        return op.max_value(self.dtype) if self.search.first else op.min_value(self.dtype)
+
+    def _chunk(self, c: int) -> Ramp:
+        return Ramp(op.const(c * self.vl, "int32"), 1, self.vl)
+
+    def _update(self, best, where, chunk: int):
+        """``if v CMP m: m = v; k = i`` per lane: ``k_l = select(v CMP m_l, i, k_l)``, ..."""
+        s = self.search
+
+        def table(j: Var) -> dict:
+            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            now = BufferLoad(best, index)
+            better = s.condition(now)
+            i = self.loop.loop_var  # _vector substitutes it
+            return {id(s.stmt): SeqStmt([
+                BufferStore(where, Select(better, i, BufferLoad(where, index)), index),
+                BufferStore(best, Select(better, s.value, now), index)])}
+        return table
+
+    def _combine(self, best, where) -> Stmt:
+        """The best M over lanes; the first (last) index among lanes holding M; that lane's
+        value (M up to the sign of a zero); stored unless no lane ever updated."""
+        s, vl = self.search, self.vl
+        vdt = s.best_store.value.dtype
+        bests = [BufferLoad(best, [self._chunk(c)]) for c in range(self.k)]
+        wheres = [BufferLoad(where, [self._chunk(c)]) for c in range(self.k)]
+        pick, index_pick = (Max if s.best == "max" else Min), (Min if s.first else Max)
+        m = Var("best", vdt)
+        at = Var("at", self.dtype)
+        sentinel = Broadcast(self._sentinel(), vl)
+        top = Call(vdt, f"tir.vector_reduce_{s.best}", [_tree(pick, bests)])
+        holders = [Select(EQ(b, Broadcast(m, vl)), w, sentinel) for b, w in zip(bests, wheres)]
+        first = Call(self.dtype, f"tir.vector_reduce_{index_pick.__name__.lower()}",
+                     [_tree(index_pick, holders)])
+        worst = Broadcast(identity(s.best, vdt), vl)
+        lane = [Select(EQ(w, Broadcast(at, vl)), b, worst) for b, w in zip(bests, wheres)]
+        value = Call(vdt, f"tir.vector_reduce_{s.best}", [_tree(pick, lane)])
+        found = SeqStmt([
+            BufferStore(s.best_store.buffer, value, list(s.best_store.indices)),
+            BufferStore(s.index_store.buffer,
+                        substitute(s.index_store.value, {self.loop.loop_var: at}),
+                        list(s.index_store.indices))])
+        return LetStmt(m, top, LetStmt(at, first, IfThenElse(NE(at, self._sentinel()), found)))
+
+    def reason(self, why: str) -> str:
+        """The remark's reason."""
+        s = self.search
+        which = "first" if s.first else "last"
+        return (f"search {_load(s.best_store)}, {_load(s.index_store)} (the {which} index of "
+                f"the {s.best}): {self.k} x {self.vl} lanes of values and indices ({why}), "
+                "combined after the loop")
+
+
+def _tree(node_class, xs: list) -> PrimExpr:
+    """``xs`` combined pairwise by ``node_class`` (a balanced tree)."""
+    while len(xs) > 1:
+        xs = [node_class(xs[i], xs[i + 1]) for i in range(0, len(xs) - 1, 2)] + \
+             ([xs[-1]] if len(xs) % 2 else [])
+    return xs[0]
+
+
+def _load(store: BufferStore) -> BufferLoad:
+    return BufferLoad(store.buffer, list(store.indices))
+
+
+class _Replace(StmtMutator):
+    """Replaces the statements of a table (by identity) with their new statements."""
 
     def __init__(self, table: dict):
         self.table = table
 
-    def visit_buffer_store(self, node: BufferStore) -> Stmt:
-        return self.table.get(id(node), node)
+    def visit_stmt(self, stmt: Stmt) -> Stmt:
+        new = self.table.get(id(stmt))
+        return new if new is not None else super().visit_stmt(stmt)
 
 
 def _local(name: str, dtype: str, size: int):

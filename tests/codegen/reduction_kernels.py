@@ -1,5 +1,6 @@
 """Reduction kernels written as ONE ``ib.for_range(0, n, kind="vectorize")`` loop into a
-scalar accumulator buffer ``S`` of shape (1,): what ``transform.VectorizeReductions`` rewrites.
+scalar accumulator buffer ``S`` of shape (1,) (``argbest``: ``M`` and ``K``): what
+``transform.VectorizeReductions`` rewrites.
 
 Each constructor returns a ``tir.PrimFunc`` over buffers of a symbolic length ``n`` (or a
 constant one); the tests and ``benchmarks/`` import them from here. Call as
@@ -78,4 +79,33 @@ def sum_and_scale(dtype: str = "float32", n=None) -> tir.PrimFunc:
     return tir.PrimFunc([A, B, S], ib.get())
 
 
-__all__ = ["OPS", "dot", "max_kernel", "reduction", "sum_and_scale", "sum_kernel"]
+#: compare -> ``cond(x, m)`` of ``argbest``: > and < keep the first index, >= and <= the last.
+COMPARES: dict[str, Callable] = {
+    ">": lambda x, m: x > m, ">=": lambda x, m: x >= m,
+    "<": lambda x, m: x < m, "<=": lambda x, m: x <= m,
+}
+
+
+def argbest(dtype: str = "float32", compare: str = ">", index_dtype: str = "int32",
+            n=None) -> tir.PrimFunc:
+    """``if A[i] CMP M[0]: M[0] = A[i]; K[0] = i`` over a vectorized loop; call as
+    ``(a, m, k)`` with ``m``/``k`` holding the start (e.g. -inf and -1)."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    M = tir.decl_buffer((1,), dtype, "M")
+    K = tir.decl_buffer((1,), index_dtype, "K")
+    ib = ir_builder.create()
+    a, m, k = (ib.buffer_ptr(x) for x in (A, M, K))
+    with _loop(ib, n, None) as i, ib.if_scope(COMPARES[compare](a[i], m[0])):
+        m[0] = a[i]
+        k[0] = i if index_dtype == i.dtype else tir.cast(index_dtype, i)
+    return tir.PrimFunc([A, M, K], ib.get())
+
+
+def argmax(dtype: str = "float32", n=None) -> tir.PrimFunc:
+    """The first index of the maximum (``>``), as ``np.argmax`` on data without NaN."""
+    return argbest(dtype, ">", n=n)
+
+
+__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "max_kernel", "reduction",
+           "sum_and_scale", "sum_kernel"]

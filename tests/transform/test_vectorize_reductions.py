@@ -10,7 +10,7 @@ from tir import ir_builder
 from tir.structural import assert_structural_equal
 from transform.strip_mine import VECTOR_LENGTH
 from transform.vectorize.loop_vectorizer import STRIP_MINED
-from transform.vectorize.reduction import find_reductions, identity
+from transform.vectorize.reduction import find_reductions, find_search, identity
 from transform.vectorize_reductions import NOT_A_REDUCTION, ORDERED
 
 BITS = codegen.Target("llvm").vector_width_bits
@@ -215,3 +215,75 @@ def test_element_wise_update_is_not_a_candidate():
 ])
 def test_identity(kind, dtype, value):
     assert str(identity(kind, dtype).value) == value
+
+
+# ---------------------------------------------------------------- searches
+
+def search_loop(cond, then, else_=None, extra_read=False):
+    """``for i in vectorized(n): if cond(a[i], m[0]): then(i, a, m, k) [else ...]``."""
+    n = tir.size_var("n")
+    A, M = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((1,), "float32", "M")
+    K, B = tir.decl_buffer((1,), "int32", "K"), tir.decl_buffer((n,), "float32", "B")
+    ib = ir_builder.create()
+    a, m, k, b = (ib.buffer_ptr(x) for x in (A, M, K, B))
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        with ib.if_scope(cond(a[i], m[0])):
+            then(i, a, m, k)
+        if else_ is not None:
+            with ib.else_scope():
+                else_(i, a, m, k)
+        if extra_read:
+            b[i] = m[0]
+    return tir.PrimFunc([A, M, K, B], ib.get())
+
+
+def take(i, a, m, k):
+    m[0] = a[i]
+    k[0] = i
+
+
+SEARCHES = [
+    ("a > m", lambda x, m: x > m, "max", True), ("m < a", lambda x, m: m < x, "max", True),
+    ("a >= m", lambda x, m: x >= m, "max", False), ("m <= a", lambda x, m: m <= x, "max", False),
+    ("a < m", lambda x, m: x < m, "min", True), ("m > a", lambda x, m: m > x, "min", True),
+    ("a <= m", lambda x, m: x <= m, "min", False), ("m >= a", lambda x, m: m >= x, "min", False),
+]
+
+
+@pytest.mark.parametrize("name,cond,best,first", SEARCHES, ids=[s[0] for s in SEARCHES])
+def test_search_recognized(name, cond, best, first):
+    search, why_not = find_search(search_loop(cond, take).body)
+    assert why_not is None and (search.best, search.first) == (best, first)
+
+
+def _index_plus_one(i, a, m, k):
+    m[0] = a[i]
+    k[0] = i + 1
+
+
+def _value_only(i, a, m, k):
+    m[0] = a[i]
+
+
+def _other_value(i, a, m, k):
+    m[0] = a[i] * 2.0
+    k[0] = i
+
+
+SEARCH_REFUSED = [
+    ("else branch", dict(else_=take), "must be exactly two stores"),
+    ("no index", dict(then=_value_only), "must be exactly two stores"),
+    ("index + 1", dict(then=_index_plus_one), "does not store the loop var i"),
+    ("other value", dict(then=_other_value), "does not store A[i] to M[0]"),
+    ("m read elsewhere", dict(extra_read=True), "also accesses M"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,reason", SEARCH_REFUSED, ids=[r[0] for r in SEARCH_REFUSED])
+def test_search_refused_with_reason(name, kwargs, reason):
+    kwargs = {"then": take, **kwargs}
+    func = search_loop(lambda x, m: x > m, **kwargs)
+    search, why_not = find_search(func.body)
+    assert search is None and reason in why_not
+    after, remarks = run(func)
+    assert after is func and f": {NOT_A_REDUCTION}: if A[i] > M[0]: " in remarks[0]

@@ -16,7 +16,20 @@ over ``i`` is a *reduction* when all of this holds:
 ``find_reductions`` returns the reductions of a loop body and, for every
 statement that *looks* like an accumulation (it reads the element it writes
 at an index that does not move with ``i``, or moves through a load, as a
-histogram does) but is not one, the reason. The rewrite lives in
+histogram does) but is not one, the reason.
+
+``find_search`` recognizes the index of the best value (a loop with no
+reduction), an ``if`` at the top level of the body of exactly this shape::
+
+    if v(i) > m[c]:        # or m[c] < v(i); >= / <= keep the last index, < / <= search a min
+        m[c] = v(i)        # the same expression as compared, either store first
+        k[d] = i           # the loop var, or a cast of it to an int at least as wide
+
+with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
+and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
+reduced type other than bool. Not recognized: a first-match search
+(``if k[0] == -1 and cond(i): k[0] = i``), conditional reductions
+(``if cond(i): acc += f(i)``). The rewrite lives in
 ``transform/vectorize_reductions.py``.
 """
 
@@ -27,10 +40,15 @@ import attrs
 from tir import dtype as dt
 from tir import op
 from tir.expr import (
+    GE,
+    GT,
+    LE,
+    LT,
     Add,
     And,
     BufferLoad,
     Call,
+    Cast,
     Max,
     Min,
     Mul,
@@ -40,7 +58,7 @@ from tir.expr import (
     Var,
 )
 from tir.functor import post_order_visit
-from tir.stmt import Allocate, BufferStore, For, ForKind, LetStmt, SeqStmt, Stmt
+from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
@@ -251,6 +269,116 @@ def _op_name(value: PrimExpr) -> str:
     return value.op.removeprefix("tir.") if isinstance(value, Call) else type(value).__name__
 
 
+# ---------------------------------------------------------------- searches
+
+#: (comparison, acc on the right?) -> (best: "max"/"min", first occurrence?)
+_SEARCHES = {
+    (GT, True): ("max", True), (LT, False): ("max", True),   # v > m, m < v
+    (GE, True): ("max", False), (LE, False): ("max", False),  # v >= m, m <= v
+    (LT, True): ("min", True), (GT, False): ("min", True),   # v < m, m > v
+    (LE, True): ("min", False), (GE, False): ("min", False),  # v <= m, m >= v
+}
+
+
+@attrs.frozen
+class Search:
+    """``if v(i) CMP m[c]: m[c] = v(i); k[d] = idx(i)``: the best value and where it is.
+
+    ``best`` is ``"max"`` (``>``, ``>=``) or ``"min"`` (``<``, ``<=``); ``first`` is True for
+    a strict compare (the first index of the best value wins), False for ``>=``/``<=`` (the
+    last one). A NaN compares false, so it is never the best, as in the serial loop.
+    """
+
+    stmt: IfThenElse
+    value: PrimExpr
+    compare: type
+    value_first: bool
+    best_store: BufferStore
+    index_store: BufferStore
+    best: str
+    first: bool
+
+    def condition(self, current: PrimExpr) -> PrimExpr:
+        """The statement's comparison with ``current`` in place of ``m[c]``."""
+        a, b = (self.value, current) if self.value_first else (current, self.value)
+        return self.compare(a, b)
+
+
+def find_search(loop: For) -> tuple[Search | None, str | None]:
+    """The index-of-max/min statement of ``loop``'s body, else why a look-alike is not one."""
+    inner = _bound_vars(loop)
+    for stmt in _top_level(loop.body):
+        if not isinstance(stmt, IfThenElse) or not isinstance(stmt.condition, tuple(_CMPS)):
+            continue
+        found = _search_of(stmt, loop, inner)
+        if found is not None:
+            return found
+    return None, None
+
+
+_CMPS = {GT, GE, LT, LE}
+
+
+def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
+    """(Search, None), (None, reason), or None when ``stmt`` is not about a fixed element."""
+    cond = stmt.condition
+    for acc_right, (acc, value) in ((True, (cond.b, cond.a)), (False, (cond.a, cond.b))):
+        if isinstance(acc, BufferLoad) and not _uses(acc.indices, inner) \
+                and not _has_load(acc.indices):
+            best, first = _SEARCHES[(type(cond), acc_right)]
+            reason = _search_problem(stmt, acc, value, loop)
+            if reason is not None:
+                return None, reason
+            stores = _top_level(stmt.then_case)
+            best_store = next(x for x in stores if x.buffer.data is acc.buffer.data)
+            index_store = next(x for x in stores if x is not best_store)
+            return Search(stmt, value, type(cond), acc_right, best_store, index_store,
+                          best, first), None
+    return None
+
+
+def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
+    head = f"if {stmt.condition}"
+    stores = _top_level(stmt.then_case)
+    if stmt.else_case is not None or len(stores) != 2 \
+            or not all(isinstance(x, BufferStore) for x in stores):
+        return f"{head}: the branch must be exactly two stores (the value, the index), no else"
+    mine = [x for x in stores if _is_own_load(x, acc)]
+    if len(mine) != 1 or not structural_equal(mine[0].value, value):
+        return f"{head}: the branch does not store {value} to {acc}"
+    index = next(x for x in stores if x is not mine[0])
+    if index.buffer.data is acc.buffer.data or _has_load(index.indices) \
+            or _uses(index.indices, _bound_vars(loop)):
+        return f"{head}: the index goes to an element that changes during the loop"
+    if not _is_index_of(index.value, loop.loop_var):
+        return f"{head}: {describe(index)} does not store the loop var {loop.loop_var.name}"
+    if _calls(value, "tir.call_extern"):
+        return f"{head}: {value} calls an extern function (it would run for every lane)"
+    if acc.dtype not in _TYPES - {"bool"} or not dt.DataType(index.value.dtype).is_integer:
+        return f"{head}: {acc.dtype} values or {index.value.dtype} indices are not searched"
+    for data, name in ((acc.buffer.data, acc.buffer.name), (index.buffer.data, index.buffer.name)):
+        other = [x for x in _loads_of(loop.body, data) if x is not acc] + \
+                [x for x in _stores(loop.body) if x.buffer.data is data and x not in stores]
+        if other:
+            return f"{head}: {other[0]} also accesses {name}"
+    return None
+
+
+def _calls(e: PrimExpr, name: str) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call) and n.op == name
+                     else None)
+    return bool(found)
+
+
+def _is_index_of(e: PrimExpr, var: Var) -> bool:
+    """``e`` is ``var`` itself or a cast of it to a type holding every value of it."""
+    if isinstance(e, Cast):
+        to, src = dt.DataType(e.dtype), dt.DataType(var.dtype)
+        return to.is_int and to.bits >= src.bits and e.value is var
+    return e is var
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -302,4 +430,5 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["Reduction", "ReductionRemark", "Refusal", "describe", "find_reductions", "identity"]
+__all__ = ["Reduction", "ReductionRemark", "Refusal", "Search", "describe", "find_reductions",
+           "find_search", "identity"]

@@ -17,30 +17,39 @@ SERIAL = {**STRICT, "tir.disable_vectorize": True}
 
 
 def one_loop(dtype: str, body, nbufs: int = 2, extent=None) -> tir.PrimFunc:
-    """``for i in vectorized(n): body(i, n, *bufs)`` over buffers of exactly n elements."""
+    """``for i in vectorized(n): body(ib, i, n, *bufs)`` over buffers of exactly n elements."""
     n = tir.size_var("n")
     bufs = [tir.decl_buffer((n,), dtype, name=name) for name in "ABCD"[:nbufs]]
     ib = ir_builder.create()
     ptrs = [ib.buffer_ptr(b) for b in bufs]
     with ib.for_range(0, n if extent is None else extent, kind="vectorize", name="i") as i:
-        body(i, n, *ptrs)
+        body(ib, i, n, *ptrs)
     return tir.PrimFunc(bufs, ib.get())
 
 
-def saxpy(i, n, a, b):
+def saxpy(ib, i, n, a, b):
     b[i] = a[i] * tir.const(3, a.dtype) + b[i]
 
 
-def two_stores(i, n, a, b, c):
+def two_stores(ib, i, n, a, b, c):
     b[i] = a[i] - tir.const(1, a.dtype)
     c[i] = a[i] * a[i]
 
 
-def reversed_load(i, n, a, b):
+def reversed_load(ib, i, n, a, b):
     b[i] = a[n - 1 - i] + tir.const(2, a.dtype)  # stride -1: a gather, masked in the tail
 
 
-def last_element(i, n, a, b):
+def uniform_load(ib, i, n, a, b):
+    b[i] = a[i] * a[0]  # a[0] is read iff the loop runs: in the tail, iff some lane is on
+
+
+def guarded_uniform_load(ib, i, n, a, b):
+    with ib.if_scope(b[i] > tir.const(0, a.dtype)):  # if-converted
+        b[i] = a[i] - a[0]
+
+
+def last_element(ib, i, n, a, b):
     b[0] = a[i]  # one element for every lane: the tail's mask cannot say which lane stores
 
 
@@ -48,6 +57,8 @@ KERNELS = {
     "saxpy": (saxpy, 2, "predicated"),
     "two_stores": (two_stores, 3, "predicated"),
     "reversed_load": (reversed_load, 2, "predicated"),
+    "uniform_load": (uniform_load, 2, "predicated"),
+    "guarded_uniform_load": (guarded_uniform_load, 2, "predicated"),
 }
 
 
@@ -69,7 +80,8 @@ def test_vectorized_serial_and_interpreter_agree_bit_for_bit(name, dtype):
     body, nbufs, tail_outcome = KERNELS[name]
     func = one_loop(dtype, body, nbufs)
     vectorized, ctx = build(func, STRICT)  # the bound checker is on: no lane past n
-    assert [r.outcome for r in ctx.remarks] == ["vectorized", tail_outcome]
+    loops = [r for r in ctx.remarks if isinstance(r, transform.VectorizeRemark)]
+    assert [r.outcome for r in loops] == ["vectorized", tail_outcome]
     serial, _ = build(func, SERIAL)
     interpreted, _ = build(func, STRICT, target="interp")
     for n in range(101):

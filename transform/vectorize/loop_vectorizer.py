@@ -14,7 +14,6 @@ from tir.arith import Analyzer
 from tir.expr import Call, IntImm
 from tir.functor import StmtMutator, post_order_visit, substitute
 from tir.node import replace
-from tir.range import Range
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
 from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
@@ -52,9 +51,14 @@ class LoopVectorizer(StmtMutator):
         self.remarks: list[VectorizeRemark] = []
 
     def visit_for(self, loop: For) -> Stmt:
-        if loop.kind != ForKind.VECTORIZED:
-            self._bind(loop)
-            return self.generic_visit(loop)
+        # Loop facts hold inside the loop only: a fact of the full-vector loop (n >= 16
+        # while it runs) must not prove the peeled tail's accesses in bounds.
+        with self.analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
+            if loop.kind != ForKind.VECTORIZED:
+                return self.generic_visit(loop)
+            return self._vectorize_named(loop)
+
+    def _vectorize_named(self, loop: For) -> Stmt:
         try:
             return self._vectorize(loop)
         except VectorizeError as err:
@@ -66,7 +70,6 @@ class LoopVectorizer(StmtMutator):
         """One vectorized loop, after the vectorized loops inside it; records its remark."""
         lanes = self._lanes(loop)
         slot = len(self.remarks)  # this loop's remark goes before those of the loops inside it
-        self._bind(loop)
         body = self.visit_stmt(loop.body)  # inner vectorized loops first
         if lanes == 1:  # one iteration: nothing to widen
             result = substitute(body, {loop.loop_var: loop.min})
@@ -112,10 +115,6 @@ class LoopVectorizer(StmtMutator):
             return self.generic_visit(node)
         finally:
             self.target = outer
-
-    def _bind(self, loop: For) -> None:
-        rng = Range.from_min_extent(loop.min, loop.extent)
-        self.analyzer.bind(loop.loop_var, rng, allow_override=True)
 
     def _lanes(self, loop: For) -> int:
         """The lane count of a vectorized loop, or a VectorizeError saying why there is none."""

@@ -82,17 +82,17 @@ def why_not_predicable(branch: Stmt, guard: LaneGuard,
     it, AND-ed with the mask, whatever its index: the mask is exact (lane ``k``
     is on exactly when iteration ``k`` runs the branch). ``in_bounds`` (given
     for ``StripMineVectorLoops``' tail loops, whose guard is ours, not TVM's)
-    accepts every access of one element per lane, at any index, and a
-    one-lane load it proves inside its buffer unmasked: reading that when no
-    lane is on has no effect.
+    accepts every access of one element per lane, at any index, and every
+    one-lane (uniform) load: ``predicate_accesses`` leaves it unmasked where
+    ``in_bounds`` proves it inside its buffer, and otherwise reads it only if
+    some lane is on (the serial program reads it iff some iteration runs).
     Masked-off lanes still compute, on zeros: an integer division by a
     non-constant would divide by zero there, so it keeps the guard.
     """
     problems: list[str | None] = []
 
     def check(node) -> None:
-        if isinstance(node, BufferLoad) and in_bounds is not None and _uniform_safe(node,
-                                                                                 in_bounds):
+        if isinstance(node, BufferLoad) and in_bounds is not None and _uniform(node):
             problems.append(None)
         elif isinstance(node, (BufferLoad, BufferStore)):
             problems.append(_access_problem(node, guard, in_bounds is not None))
@@ -105,19 +105,26 @@ def why_not_predicable(branch: Stmt, guard: LaneGuard,
     return next((p for p in problems if p), None)
 
 
-def predicate_accesses(branch: Stmt, guard: LaneGuard) -> Stmt:
-    """``branch`` with every load and store given ``guard``'s lane mask."""
-    return _Predicate(guard.mask())(branch)
+def predicate_accesses(branch: Stmt, guard: LaneGuard,
+                       in_bounds: Callable[[BufferLoad], bool] | None = None) -> Stmt:
+    """``branch`` with every load and store given ``guard``'s lane mask; a uniform load
+    (tail loops only, see ``why_not_predicable``) is read if some lane is on, unless
+    ``in_bounds`` proves it inside its buffer."""
+    return _Predicate(guard, in_bounds)(branch)
 
 
 class _Predicate(StmtExprMutator):
-    def __init__(self, mask: Call):
-        self.mask = mask
+    def __init__(self, guard: LaneGuard, in_bounds: Callable[[BufferLoad], bool] | None):
+        self.mask = guard.mask()
+        self.any_lane = op.less(guard.base, guard.limit)  # lane 0 is on
+        self.in_bounds = in_bounds
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
         node = self.generic_visit(node)
         if dt.lanes_of(node.dtype) == 1:
-            return node  # why_not_predicable let it through: in bounds
+            if self.in_bounds is not None and self.in_bounds(node):
+                return node
+            return replace(node, predicate=_and(self.any_lane, node.predicate))
         return replace(node, predicate=self._and(node.predicate))
 
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
@@ -174,8 +181,12 @@ def _access_problem(node, guard: LaneGuard, any_index: bool) -> str | None:
     return None
 
 
-def _uniform_safe(node: BufferLoad, in_bounds: Callable[[BufferLoad], bool]) -> bool:
-    return node.predicate is None and dt.lanes_of(node.dtype) == 1 and in_bounds(node)
+def _uniform(node: BufferLoad) -> bool:
+    return dt.lanes_of(node.dtype) == 1
+
+
+def _and(a: PrimExpr, b: PrimExpr | None) -> PrimExpr:
+    return a if b is None else op.logical_and(a, b)
 
 
 def _divides_by_variable(node) -> bool:

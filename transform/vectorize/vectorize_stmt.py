@@ -22,7 +22,6 @@ from tir import op
 from tir.expr import Broadcast, BufferLoad, PrimExpr, Var
 from tir.functor import StmtExprMutator, deep_recursion, post_order_visit, substitute
 from tir.node import replace
-from tir.range import Range
 from tir.stmt import (
     Allocate,
     AssertStmt,
@@ -218,7 +217,7 @@ class Vectorizer(ExprVectorizer):
             self._scalarized = saved[1]
             return None, why_not
         self.predicated.append(f"if {node.condition} became a lane mask")
-        return predicate_accesses(branch, guard), ""
+        return predicate_accesses(branch, guard, in_bounds), ""
 
     def visit_for(self, node: For) -> Stmt:
         """An inner loop with a uniform range is kept (its body vectorized); else scalarize."""
@@ -227,8 +226,8 @@ class Vectorizer(ExprVectorizer):
             raise NeedScalarize(
                 f"the range of inner loop {node.loop_var.name} depends on {self.var.name}"
             )
-        self.analyzer.bind(node.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
-        body = self.visit_stmt(node.body)
+        with self.analyzer.loop_scope(node.loop_var, lo, extent):
+            body = self.visit_stmt(node.body)
         if lo is node.min and extent is node.extent and body is node.body:
             return node
         return replace(node, min=lo, extent=extent, body=body)

@@ -155,3 +155,24 @@ def test_large_constant_extent_builds_fast():
     y = np.empty_like(x)
     lib["main"](x, y)
     np.testing.assert_array_equal(y, x * 2)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8"])
+def test_tail_division_by_loaded_values_is_predicated_and_never_divides_by_zero(dtype):
+    """Off lanes of the tail load 0: the division's divisor there becomes 1 (not SIGFPE)."""
+    def divide(ib, i, n, a, b, c):
+        b[i] = a[i] // c[i] + a[i] % c[i]
+
+    func = one_loop(dtype, divide, 3)
+    vectorized, ctx = build(func, STRICT)
+    loops = [r for r in ctx.remarks if isinstance(r, transform.VectorizeRemark)]
+    assert [r.outcome for r in loops] == ["vectorized", "predicated"]
+    serial, _ = build(func, SERIAL)
+    for n in range(0, 3 * VL + 2):
+        outs = []
+        for run in (vectorized, serial):
+            a, b, c = inputs(dtype, n, 3, seed=n)
+            c[(c == 0) | (c == -1)] = 3  # the program itself divides by every c[i]
+            run["main"](a, b, c)
+            outs.append(b.tobytes())
+        assert outs[0] == outs[1], n

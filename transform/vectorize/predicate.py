@@ -39,6 +39,7 @@ from tir.expr import (
     Mod,
     PrimExpr,
     Ramp,
+    Select,
 )
 from tir.functor import StmtExprMutator, post_order_visit
 from tir.node import replace
@@ -87,7 +88,8 @@ def why_not_predicable(branch: Stmt, guard: LaneGuard,
     ``in_bounds`` proves it inside its buffer, and otherwise reads it only if
     some lane is on (the serial program reads it iff some iteration runs).
     Masked-off lanes still compute, on zeros: an integer division by a
-    non-constant would divide by zero there, so it keeps the guard.
+    non-constant would divide by zero there, so it keeps the guard (TVM's
+    rule); in a tail loop it divides by ``Select(mask, d, 1)`` instead.
     """
     problems: list[str | None] = []
 
@@ -96,7 +98,8 @@ def why_not_predicable(branch: Stmt, guard: LaneGuard,
             problems.append(None)
         elif isinstance(node, (BufferLoad, BufferStore)):
             problems.append(_access_problem(node, guard, in_bounds is not None))
-        elif isinstance(node, _INT_DIVISIONS) and _divides_by_variable(node):
+        elif (isinstance(node, _INT_DIVISIONS) and _divides_by_variable(node)
+              and (in_bounds is None or dt.lanes_of(node.dtype) not in (1, guard.lanes))):
             problems.append(f"an integer division by {node.b} would run in masked-off lanes")
 
     post_order_visit(branch, check)
@@ -130,6 +133,19 @@ class _Predicate(StmtExprMutator):
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
         node = self.generic_visit(node)
         return replace(node, predicate=self._and(node.predicate))
+
+    def _division(self, node: PrimExpr) -> PrimExpr:
+        """Tail loops: off lanes divide by 1 (they may hold 0, or INT_MIN and -1)."""
+        node = self.generic_visit(node)
+        if self.in_bounds is None or not _divides_by_variable(node):
+            return node
+        lanes = dt.lanes_of(node.dtype)
+        on = self.any_lane if lanes == 1 else self.mask  # why_not_predicable checked lanes
+        one = op.const(1, node.b.dtype) if lanes == 1 else Broadcast(
+            op.const(1, dt.element_of(node.b.dtype)), lanes)
+        return replace(node, b=Select(on, node.b, one))
+
+    visit_div = visit_mod = visit_floor_div = visit_floor_mod = _division
 
     def _and(self, predicate: PrimExpr | None) -> PrimExpr:
         """The lane mask, AND-ed with the access's own predicate (IfConvertVectorLoops')."""

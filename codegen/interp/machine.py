@@ -224,6 +224,10 @@ class Machine:
     def visit_buffer_load(self, e: Any) -> Any:
         """Checked read of one element or a vector of lanes (predicated lanes only)."""
         mask = None if e.predicate is None else self.eval(e.predicate)
+        if mask is not None and np.ndim(mask) == 0:  # one lane: read it or read nothing
+            if not mask:
+                return values.np_dtype(e.dtype).type(0)  # what a masked-off lane reads
+            mask = None
         mem, flat = self._address(e.buffer, e.indices, mask)
         return memory.load(mem, flat, mask)
 
@@ -233,6 +237,10 @@ class Machine:
         """Checked write of one element or a vector of lanes (predicated lanes only)."""
         value = self.eval(s.value)
         mask = None if s.predicate is None else self.eval(s.predicate)
+        if mask is not None and np.ndim(mask) == 0:  # one lane: write it or write nothing
+            if not mask:
+                return
+            mask = None
         mem, flat = self._address(s.buffer, s.indices, mask)
         memory.store(mem, flat, value, mask)
 

@@ -122,6 +122,29 @@ def test_predicated_load_and_store():
     np.testing.assert_array_equal(b, a + 1)
 
 
+@pytest.mark.parametrize("on", [0, 1])
+def test_one_lane_predicate_reads_and_writes_nothing_when_off(on):
+    """A scalar predicated access (IfConvertVectorLoops makes them) is skipped when off,
+    out of bounds or not: a masked-off load reads 0, as the LLVM build's does."""
+    A = tir.decl_buffer((4,), "float32", name="A")
+    B = tir.decl_buffer((4,), "float32", name="B")
+    p = tir.var("p", "int32")
+    index = 7 - 6 * on  # out of bounds exactly when the predicate is off
+    load = tir.BufferLoad(A, [tir.const(index, "int32")], predicate=p > 0)
+    body = tir.SeqStmt([
+        tir.BufferStore(B, load + tir.const(1.0, "float32"), [tir.const(0, "int32")]),
+        tir.BufferStore(B, tir.const(2.0, "float32"), [tir.const(index + 1, "int32")],
+                        predicate=p > 0)])
+    func = tir.PrimFunc([p, A, B], body)
+    outs = []
+    for target in ("interp", "llvm"):
+        a, b = np.arange(4, dtype="float32"), np.zeros(4, "float32")
+        codegen.build(func, target=target)["main"](on, a, b)
+        outs.append(b)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert outs[0][0] == (2.0 if on else 1.0)
+
+
 def test_allocate_while_if_and_assert():
     ib = tir.ir_builder.create()
     out = ib.pointer("int32", name="out")

@@ -31,9 +31,14 @@ def sanitize(name: str) -> str:
     return "v" + name if name[0].isdigit() else name
 
 
-@functools.lru_cache(maxsize=4096)
 def float_text(value: float, bits: int) -> str:
     """The shortest decimal that reads back as the same ``bits``-bit float."""
+    # -0.0 == 0.0 with one hash: the sign must be part of the cache key.
+    return _float_text(value, bits, math.copysign(1.0, value) < 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _float_text(value: float, bits: int, negative: bool) -> str:
     if math.isnan(value) or math.isinf(value):
         return quote(str(value))
     if bits == 64:

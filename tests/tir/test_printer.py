@@ -392,3 +392,10 @@ def test_thread_binding_loop_and_size_var():
         for threadIdx_x in T.thread_binding(n, thread="threadIdx.x"):
             T.evaluate(threadIdx_x)
     """)
+
+
+def test_zero_and_negative_zero_print_apart_whatever_was_printed_first():
+    """-0.0 == 0.0 with one hash: a value-keyed cache once printed +0 as -0 after a -0."""
+    neg, pos = tir.const(-0.0, "float32"), tir.const(0.0, "float32")
+    texts = [str(neg), str(pos), str(neg)]
+    assert texts == ["T.float32(-0)", "T.float32(0)", "T.float32(-0)"]

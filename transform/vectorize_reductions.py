@@ -30,6 +30,9 @@ the lanes holding M, and that lane's value (M, up to the sign of a zero) are
 stored unless no lane was ever updated. A NaN compares false, so it is never
 taken, as in the serial loop; a NaN start is never replaced.
 
+A reduction inside ``if``s (a conditional reduction) keeps its ``if`` around
+the accumulator update; ``IfConvertVectorLoops`` then masks it per lane.
+
 Every accumulator access has a constant offset, so LLVM keeps the
 accumulators in registers. The other statements of the body run once per
 ``i`` as before (``VectorizeLoop`` then vectorizes the VL-wide loops, after
@@ -185,6 +188,10 @@ class _Plan:
             body = _allocate(buf, body)
         return body
 
+    def _lanes(self, chunk: int) -> Ramp:
+        """The lanes of accumulator ``chunk``: ``Ramp(chunk*VL, 1, VL)``."""
+        return Ramp(op.const(chunk * self.vl, "int32"), 1, self.vl)
+
     def _init(self, r: Reduction, acc) -> Stmt:
         stores = [BufferStore(acc, Broadcast(r.identity(), self.vl),
                               [Ramp(op.const(c * self.vl, "int32"), 1, self.vl)])
@@ -224,9 +231,12 @@ class _Plan:
 
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
         vector = self._vector(op.mul(outer, self.const(vl)), stage)
+        # A conditional reduction leaves lanes unwritten: they must hold the identity.
+        resets = [BufferStore(tmps[id(r)], Broadcast(r.identity(), vl), [self._lanes(0)])
+                  for r in self.reductions if r.conditional]
         folds = [self._fold_in_order(r, tmps[id(r)]) for r in self.reductions]
         full = op.floordiv(self.count, self.const(vl))
-        loop = _serial(outer, full, SeqStmt([vector, *folds]))
+        loop = _serial(outer, full, SeqStmt.flatten([*resets, vector, *folds]))
         body: Stmt = SeqStmt.flatten([s for s in [loop, *self._tail()] if s is not None])
         for r in self.reductions:
             body = _allocate(tmps[id(r)], body)
@@ -276,7 +286,7 @@ class _SearchPlan(_Plan):
         s, size = self.search, self.k * self.vl
         best = _local(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
         where = _local(f"{s.index_store.buffer.name}_lanes", self.dtype, size)
-        inits = [BufferStore(buf, Broadcast(value, self.vl), [self._chunk(c)])
+        inits = [BufferStore(buf, Broadcast(value, self.vl), [self._lanes(c)])
                  for c in range(self.k)
                  for buf, value in ((best, _load(s.best_store)), (where, self._sentinel()))]
         return self.blocked(inits, lambda c: self._update(best, where, c),
@@ -285,9 +295,6 @@ class _SearchPlan(_Plan):
     def _sentinel(self) -> PrimExpr:
         """An index no iteration has, which the final min (first) / max (last) ignores."""
         return op.max_value(self.dtype) if self.search.first else op.min_value(self.dtype)
-
-    def _chunk(self, c: int) -> Ramp:
-        return Ramp(op.const(c * self.vl, "int32"), 1, self.vl)
 
     def _update(self, best, where, chunk: int):
         """``if v CMP m: m = v; k = i`` per lane: ``k_l = select(v CMP m_l, i, k_l)``, ..."""
@@ -308,8 +315,8 @@ class _SearchPlan(_Plan):
         value (M up to the sign of a zero); stored unless no lane ever updated."""
         s, vl = self.search, self.vl
         vdt = s.best_store.value.dtype
-        bests = [BufferLoad(best, [self._chunk(c)]) for c in range(self.k)]
-        wheres = [BufferLoad(where, [self._chunk(c)]) for c in range(self.k)]
+        bests = [BufferLoad(best, [self._lanes(c)]) for c in range(self.k)]
+        wheres = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
         pick, index_pick = (Max if s.best == "max" else Min), (Min if s.first else Max)
         m = Var("best", vdt)
         at = Var("at", self.dtype)
@@ -385,7 +392,7 @@ def _names(reductions: list[Reduction]) -> str:
 
 
 def _reason(plan: _Plan, why: str, ordered: bool) -> str:
-    kinds = ", ".join(f"{BufferLoad(r.store.buffer, list(r.store.indices))} ({r.kind})"
+    kinds = ", ".join(f"{_load(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
                       for r in plan.reductions)
     if ordered:
         text = f"reduction {kinds}: vectors of {plan.vl} lanes ({why}) folded in serial order"

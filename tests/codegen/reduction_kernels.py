@@ -79,6 +79,21 @@ def sum_and_scale(dtype: str = "float32", n=None) -> tir.PrimFunc:
     return tir.PrimFunc([A, B, S], ib.get())
 
 
+def guarded(dtype: str, kind: str, n=None) -> tir.PrimFunc:
+    """``if A[i] > 0: S[0] = S[0] OP A[i]; else: B[i] = A[i]``: a conditional reduction."""
+    n = tir.size_var("n") if n is None else n
+    A, B = (tir.decl_buffer((n,), dtype, name) for name in "AB")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, b, s = (ib.buffer_ptr(x) for x in (A, B, S))
+    with _loop(ib, n, None) as i:
+        with ib.if_scope(a[i] > tir.const(0, dtype)):
+            s[0] = OPS[kind](s[0], a[i])
+        with ib.else_scope():
+            b[i] = a[i]
+    return tir.PrimFunc([A, B, S], ib.get())
+
+
 #: compare -> ``cond(x, m)`` of ``argbest``: > and < keep the first index, >= and <= the last.
 COMPARES: dict[str, Callable] = {
     ">": lambda x, m: x > m, ">=": lambda x, m: x >= m,
@@ -107,5 +122,5 @@ def argmax(dtype: str = "float32", n=None) -> tir.PrimFunc:
     return argbest(dtype, ">", n=n)
 
 
-__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "max_kernel", "reduction",
+__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "guarded", "max_kernel", "reduction",
            "sum_and_scale", "sum_kernel"]

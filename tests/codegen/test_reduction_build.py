@@ -5,10 +5,12 @@ bit with ``tir.vectorize.ordered_reductions``) — for n around the vector lengt
 
 import numpy as np
 import pytest
-from reduction_kernels import dot, reduction, sum_and_scale, sum_kernel
+from reduction_kernels import dot, guarded, reduction, sum_and_scale, sum_kernel
 
 import codegen
+import tir
 import transform
+from tir import ir_builder
 
 BITS = codegen.Target("llvm").vector_width_bits
 STRICT = {"codegen.llvm.fp_contract": False}
@@ -204,3 +206,65 @@ def test_llvm_reduces_horizontally_and_keeps_accumulators_in_registers():
         ll = build(reduction("int32", kind), STRICT).get_source("ll")
         assert f"@llvm.vector.reduce.{'s' if kind in ('min', 'max') else ''}{kind}" in ll
         assert "alloca" not in ll
+
+
+def row_sums(kind: str, lo: int, loop_dtype: str = "int32"):
+    """``S[r] = 0; for i in vectorized(lo, n): S[r] += A[r, i]`` under a ``kind`` row loop."""
+    m = tir.size_var("m", loop_dtype)
+    n = tir.size_var("n", loop_dtype)
+    A = tir.decl_buffer((m, n), "float64", "A")
+    S = tir.decl_buffer((m,), "float64", "S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    with ib.for_range(0, m, kind=kind, name="r") as r:
+        s[r] = tir.const(0, "float64")
+        with ib.for_range(tir.const(lo, loop_dtype), n, kind="vectorize", name="i") as i:
+            s[r] = s[r] + a[r, i]
+    return tir.PrimFunc([A, S], ib.get())
+
+
+@pytest.mark.parametrize("kind", ["serial", "parallel"])
+@pytest.mark.parametrize("lo", [0, 3])
+@pytest.mark.parametrize("loop_dtype", ["int32", "int64"])
+def test_row_sums_inside_serial_and_parallel_loops(kind, lo, loop_dtype):
+    """Accumulators per row (each parallel task its own), a loop start other than 0, and
+    extents below 0 (n < lo: no iteration)."""
+    mod = build(row_sums(kind, lo, loop_dtype), ORDERED)
+    assert "vectorized: reduction S[r] (add)" in str(mod.remarks[0])
+    for rows, cols in [(1, 0), (2, 1), (3, 5), (7, 37), (64, 1001)]:
+        a = np.random.default_rng(cols).uniform(-1, 1, (rows, cols))
+        s = np.full(rows, 9.0)
+        mod["main"](a, s)
+        want = [float(np.sum(a[r, lo:], dtype="float64")) if cols > lo else 0.0
+                for r in range(rows)]
+        np.testing.assert_allclose(s, want, rtol=1e-12, atol=1e-12)
+
+
+NO_IF_CONVERSION = {**STRICT, "tir.vectorize.if_conversion": False}
+
+
+@pytest.mark.parametrize("dtype,kind", [("float32", "add"), ("float64", "mul"),
+                                        ("int32", "add"), ("int8", "max"), ("uint32", "xor")])
+@pytest.mark.parametrize("config", [STRICT, ORDERED, NO_IF_CONVERSION],
+                         ids=["reassoc", "ordered", "if-scalarized"])
+def test_conditional_reduction(dtype, kind, config):
+    """``if A[i] > 0: S[0] OP= A[i] else: B[i] = A[i]``: the if stays around the update of
+    each lane's accumulator (if-converted: masked); the else-branch still runs."""
+    func = guarded(dtype, kind)
+    vector, serial = build(func, config), build(func, SERIAL)
+    assert f"reduction S[0] ({kind}, under an if)" in str(vector.remarks[0])
+    rng = np.random.default_rng(9)
+    exact = config is ORDERED or not (dtype.startswith("float") and kind in ("add", "mul"))
+    for n in sizes(dtype):
+        a, init = values(dtype, kind, n, rng), values(dtype, kind, 1, rng)
+        outs = []
+        for mod in (vector, serial):
+            b, s = np.zeros(n, dtype), init.copy()
+            mod["main"](a, b, s)
+            outs.append((b, s[0]))
+        np.testing.assert_array_equal(outs[0][0], outs[1][0])
+        if exact:
+            assert same_bits(outs[0][1], outs[1][1]), n
+        else:
+            assert abs(float(outs[0][1]) - float(outs[1][1])) <= \
+                float_bound(dtype, kind, init[0], a[a > 0]), n

@@ -190,15 +190,45 @@ def test_refused_with_reason(name, dtype, body, reason):
     assert len(remarks) == 1 and f": {NOT_A_REDUCTION}: " in remarks[0] and reason in remarks[0]
 
 
-def test_reduction_inside_an_if_is_refused():
+def guarded_sum(else_=False):
+    """``if A[i] > 0: S[0] += A[i]`` (``else_``: ``else: B[i] = 1``)."""
     n = tir.size_var("n")
     A, S = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((1,), "float32", "S")
+    B = tir.decl_buffer((n,), "float32", "B")
+    ib = ir_builder.create()
+    a, s, b = ib.buffer_ptr(A), ib.buffer_ptr(S), ib.buffer_ptr(B)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        with ib.if_scope(a[i] > 0):
+            s[0] = s[0] + a[i]
+        if else_:
+            with ib.else_scope():
+                b[i] = tir.const(1, "float32")
+    return tir.PrimFunc([A, S, B], ib.get())
+
+
+def test_reduction_inside_an_if_is_conditional_and_keeps_its_if():
+    func = guarded_sum()
+    [r], refused = find_reductions(func.body)
+    assert refused == [] and r.conditional and r.kind == "add"
+    after, remarks = run(func)
+    assert "reduction S[0] (add, under an if)" in remarks[0]
+    main = next(x for x in after.body.body.seq if isinstance(x, tir.For))
+    vector = main.body.seq[0]  # the first of the K vector loops
+    assert isinstance(vector.body, tir.IfThenElse)
+    assert vector.body.then_case.buffer.name == "S_acc"
+    ordered, _ = run(func, {ORDERED: True})  # lanes not written keep the identity
+    assert "S_vec[0:" in ordered.script() and "T.Broadcast(T.float32(-0)" in ordered.script()
+
+
+def test_reduction_under_a_nested_loop_is_refused():
+    n = tir.size_var("n")
+    A, S = tir.decl_buffer((n, 4), "float32", "A"), tir.decl_buffer((1,), "float32", "S")
     ib = ir_builder.create()
     a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
-    with ib.for_range(0, n, kind="vectorize", name="i") as i, ib.if_scope(a[i] > 0):
-        s[0] = s[0] + a[i]
+    with ib.for_range(0, n, kind="vectorize", name="i") as i, ib.for_range(0, 4) as k:
+        s[0] = s[0] + a[i, k]
     _, refused = find_reductions(ib.get())
-    assert "inside an if, a nested loop or a let" in refused[0].reason
+    assert "is inside a nested loop or a let" in refused[0].reason
 
 
 def test_element_wise_update_is_not_a_candidate():
@@ -287,3 +317,16 @@ def test_search_refused_with_reason(name, kwargs, reason):
     assert search is None and reason in why_not
     after, remarks = run(func)
     assert after is func and f": {NOT_A_REDUCTION}: if A[i] > M[0]: " in remarks[0]
+
+
+def test_accumulator_allocated_inside_the_loop_is_refused():
+    """Its fold would land after the loop, outside the allocation."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", "A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        t = ib.allocate("float32", (1,), name="t", scope="local")
+        t[0] = t[0] + a[i]
+    _, refused = find_reductions(ib.get())
+    assert refused and "t is allocated inside the loop" in refused[0].reason

@@ -1,8 +1,11 @@
 """Is this loop a reduction? Recognition for ``VectorizeReductions``: which op, or why not.
 
-A statement ``acc[c] = acc[c] OP f(i)`` at the top level of a vectorized loop
-over ``i`` is a *reduction* when all of this holds:
+A statement ``acc[c] = acc[c] OP f(i)`` in a vectorized loop over ``i`` is a
+*reduction* when all of this holds:
 
+- it sits at the top level of the body or inside ``if``s only (a *conditional*
+  reduction: the rewrite keeps the ``if`` around the accumulator update, which
+  ``IfConvertVectorLoops`` then masks), not in a nested loop or a ``let``;
 - ``OP`` is associative and commutative: ``+``, ``*``, ``min``, ``max``, the
   bitwise ``&``, ``|``, ``^`` on integers and bools, logical ``and``/``or`` on
   bools; ``acc[c]`` may be either operand;
@@ -28,8 +31,7 @@ reduction), an ``if`` at the top level of the body of exactly this shape::
 with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
 and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
 reduced type other than bool. Not recognized: a first-match search
-(``if k[0] == -1 and cond(i): k[0] = i``), conditional reductions
-(``if cond(i): acc += f(i)``). The rewrite lives in
+(``if k[0] == -1 and cond(i): k[0] = i``). The rewrite lives in
 ``transform/vectorize_reductions.py``.
 """
 
@@ -81,6 +83,8 @@ class Reduction:
     value: PrimExpr
     #: The OP node of the statement: ``combine`` rebuilds it with other operands.
     template: PrimExpr
+    #: The statement sits inside an ``if`` (it runs for some iterations only).
+    conditional: bool = False
 
     @property
     def dtype(self) -> str:
@@ -149,7 +153,7 @@ class Refusal:
 def find_reductions(loop: For) -> tuple[list[Reduction], list[Refusal]]:
     """The reductions of ``loop``'s body and the refused look-alikes (see the module doc)."""
     inner = _bound_vars(loop)
-    top = _top_level(loop.body)
+    top = _under_ifs(loop.body)
     found: list[Reduction] = []
     refused: list[Refusal] = []
     for store in _stores(loop.body):
@@ -157,7 +161,8 @@ def find_reductions(loop: For) -> tuple[list[Reduction], list[Refusal]]:
             continue
         reason = _why_not(store, inner, loop, top)
         if reason is None:
-            found.append(_reduction(store))
+            found.append(_reduction(store, conditional=not any(s is store for s in
+                                                               _top_level(loop.body))))
         else:
             refused.append(Refusal(store, reason))
     return found, refused
@@ -183,10 +188,12 @@ def _why_not(store: BufferStore, inner: set, loop: For, top: list) -> str | None
     name = store.buffer.name
     if _has_load(store.indices) or _uses(store.indices, inner):
         return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
+    if store.buffer.data in inner:
+        return f"{name} is allocated inside the loop"
     if store.predicate is not None:
         return f"the store to {name} is predicated"
     if not any(s is store for s in top):
-        return f"{describe(store)} is inside an if, a nested loop or a let"
+        return f"{describe(store)} is inside a nested loop or a let"
     if _has_vectorized_loop(loop.body):
         return "the loop has a vectorized loop inside"
     if store.value.dtype not in _TYPES:
@@ -217,12 +224,12 @@ def _operation_problem(store: BufferStore) -> str | None:
     return None
 
 
-def _reduction(store: BufferStore) -> Reduction:
+def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     value = store.value
     key = value.op if isinstance(value, Call) else type(value)
     operands = list(value.args) if isinstance(value, Call) else [value.a, value.b]
     f = operands[1] if _is_own_load(store, operands[0]) else operands[0]
-    return Reduction(store, _KINDS[key], f, value)
+    return Reduction(store, _KINDS[key], f, value, conditional)
 
 
 def _other_access(body: Stmt, store: BufferStore) -> str | None:
@@ -347,8 +354,11 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
     if len(mine) != 1 or not structural_equal(mine[0].value, value):
         return f"{head}: the branch does not store {value} to {acc}"
     index = next(x for x in stores if x is not mine[0])
+    inner = _bound_vars(loop)
+    if acc.buffer.data in inner or index.buffer.data in inner:
+        return f"{head}: {acc.buffer.name} or {index.buffer.name} is allocated inside the loop"
     if index.buffer.data is acc.buffer.data or _has_load(index.indices) \
-            or _uses(index.indices, _bound_vars(loop)):
+            or _uses(index.indices, inner):
         return f"{head}: the index goes to an element that changes during the loop"
     if not _is_index_of(index.value, loop.loop_var):
         return f"{head}: {describe(index)} does not store the loop var {loop.loop_var.name}"
@@ -380,6 +390,17 @@ def _is_index_of(e: PrimExpr, var: Var) -> bool:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _under_ifs(body: Stmt) -> list[Stmt]:
+    """The statements of ``body`` at the top level or inside ifs only (no loop, no let)."""
+    out: list[Stmt] = []
+    for stmt in _top_level(body):
+        out.append(stmt)
+        if isinstance(stmt, IfThenElse):
+            out += _under_ifs(stmt.then_case)
+            out += _under_ifs(stmt.else_case) if stmt.else_case is not None else []
+    return out
 
 
 def _top_level(body: Stmt) -> list[Stmt]:

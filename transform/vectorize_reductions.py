@@ -28,7 +28,10 @@ An index-of-max/min search (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``, see
 (``>``/``<``: first occurrence) or largest (``>=``/``<=``: last) index among
 the lanes holding M, and that lane's value (M, up to the sign of a zero) are
 stored unless no lane was ever updated. A NaN compares false, so it is never
-taken, as in the serial loop; a NaN start is never replaced.
+taken, as in the serial loop; a NaN start is never replaced. A first match
+(``if K[0] == -1 and cond(i): K[0] = i``) keeps per lane the smallest ``i``
+where ``cond`` holds, and stores the smallest lane if ``K[0]`` still holds
+the marker after the loop.
 
 A reduction inside ``if``s (a conditional reduction) keeps its ``if`` around
 the accumulator update; ``IfConvertVectorLoops`` then masks it per lane.
@@ -60,7 +63,7 @@ from __future__ import annotations
 from tir import op
 from tir.arith import Analyzer
 from tir.buffer import decl_buffer
-from tir.expr import EQ, NE, BufferLoad, Call, IntImm, Max, Min, PrimExpr, Select, Var
+from tir.expr import EQ, NE, And, BufferLoad, Call, IntImm, Max, Min, PrimExpr, Select, Var
 from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, substitute
@@ -72,6 +75,7 @@ from .remarks import emit_remark
 from .strip_mine import VECTOR_LENGTH, _checked_vector_length, _register_bits, _widest_element
 from .vectorize.loop_vectorizer import STRIP_MINED
 from .vectorize.reduction import (
+    FirstMatch,
     Reduction,
     ReductionRemark,
     Search,
@@ -114,6 +118,10 @@ class _ReductionRewriter(StmtMutator):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
         if isinstance(count, IntImm) and count.value < vl:
             return loop  # no full vector: VectorizeLoop keeps it serial and says why
+        if isinstance(search, FirstMatch):  # a select and a min per step
+            plan = _FirstMatchPlan(loop, search, vl, count, self._cap(2, count, vl))
+            self._remark(loop, vl, VECTORIZED, plan.reason(why))
+            return plan.rewrite()
         if search is not None:  # compare + 2 selects per step: 2 chains suffice
             plan = _SearchPlan(loop, search, vl, count, self._cap(2, count, vl))
             self._remark(loop, vl, VECTORIZED, plan.reason(why))
@@ -342,6 +350,53 @@ class _SearchPlan(_Plan):
         return (f"search {_load(s.best_store)}, {_load(s.index_store)} (the {which} index of "
                 f"the {s.best}): {self.k} x {self.vl} lanes of values and indices ({why}), "
                 "combined after the loop")
+
+
+class _FirstMatchPlan(_Plan):
+    """The rewrite of a first-match loop: K x VL lanes of the first matching index."""
+
+    def __init__(self, loop: For, match: FirstMatch, vl: int, count: PrimExpr, k: int):
+        super().__init__(loop, [], vl, count, k)
+        self.match = match
+        self.note = f"first match into {_load(match.index_store)}"
+        self.none = op.max_value(self.dtype)  # no match in this lane (above every index)
+
+    def rewrite(self) -> Stmt:
+        """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
+        stored if ``k[d]`` still holds the marker and some lane matched."""
+        where = _local(f"{self.match.index_store.buffer.name}_lanes", self.dtype,
+                       self.k * self.vl)
+        inits = [BufferStore(where, Broadcast(self.none, self.vl), [self._lanes(c)])
+                 for c in range(self.k)]
+        return self.blocked(inits, lambda c: self._update(where, c), [self._combine(where)],
+                            [where])
+
+    def _update(self, where, chunk: int):
+        m = self.match
+
+        def table(j: Var) -> dict:
+            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            now = BufferLoad(where, index)
+            i = self.loop.loop_var  # _vector substitutes it
+            return {id(m.stmt): BufferStore(where, Select(m.cond, Min(now, i), now), index)}
+        return table
+
+    def _combine(self, where) -> Stmt:
+        m = self.match
+        at = Var("at", self.dtype)
+        lanes = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
+        first = Call(self.dtype, "tir.vector_reduce_min", [_tree(Min, lanes)])
+        store = m.index_store
+        unset = EQ(_load(store), m.marker)
+        found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
+                            list(store.indices))
+        return LetStmt(at, first, IfThenElse(And(unset, NE(at, self.none)), found))
+
+    def reason(self, why: str) -> str:
+        """The remark's reason."""
+        return (f"first match {_load(self.match.index_store)} (while it holds "
+                f"{self.match.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
+                "the smallest stored after the loop")
 
 
 def _tree(node_class, xs: list) -> PrimExpr:

@@ -122,5 +122,21 @@ def argmax(dtype: str = "float32", n=None) -> tir.PrimFunc:
     return argbest(dtype, ">", n=n)
 
 
-__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "guarded", "max_kernel", "reduction",
+def first_match(dtype: str = "float32", threshold: float = 2.0, index_dtype: str = "int32",
+                marker: int = -1, n=None) -> tir.PrimFunc:
+    """``if K[0] == marker and A[i] > threshold: K[0] = i``: the first index above the
+    threshold (``K[0]`` keeps its start unless it holds ``marker``); call as ``(a, k)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    K = tir.decl_buffer((1,), index_dtype, "K")
+    ib = ir_builder.create()
+    a, k = ib.buffer_ptr(A), ib.buffer_ptr(K)
+    with _loop(ib, n, None) as i:
+        with ib.if_scope(tir.all(k[0] == marker, a[i] > tir.const(threshold, dtype))):
+            k[0] = i if index_dtype == i.dtype else tir.cast(index_dtype, i)
+    return tir.PrimFunc([A, K], ib.get())
+
+
+__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "first_match", "guarded", "max_kernel",
+           "reduction",
            "sum_and_scale", "sum_kernel"]

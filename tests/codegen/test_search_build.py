@@ -1,10 +1,11 @@
-"""Index-of-max/min loops (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``) built end to end: the
-vectorized build, the serial build and the interpreter agree bit for bit, with ties, NaN,
-signed zeros, all-equal data and no update at all (M and K keep their start)."""
+"""Index-of-max/min loops (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``) and first-match loops
+(``if K[0] == -1 and A[i] > t: K[0] = i``) built end to end: the vectorized build, the serial
+build and the interpreter agree bit for bit, with ties, NaN, signed zeros, all-equal data and
+no update at all (M and K keep their start)."""
 
 import numpy as np
 import pytest
-from reduction_kernels import COMPARES, argbest, argmax
+from reduction_kernels import COMPARES, argbest, argmax, first_match
 
 import codegen
 import transform
@@ -102,3 +103,25 @@ def test_no_if_left_in_the_vector_loops():
     assert "T.Select" in tir_text
     ll = build(argmax("float32")).get_source("ll")
     assert "alloca" not in ll and "llvm.vector.reduce.fmaximum" in ll
+
+
+@pytest.mark.parametrize("dtype,index_dtype", [("float32", "int32"), ("float64", "int64"),
+                                               ("int8", "int32"), ("uint32", "int64")])
+def test_first_match_matches_serial_and_interpreter(dtype, index_dtype):
+    func = first_match(dtype, 2, index_dtype)
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    assert "vectorized: first match K[0] (while it holds -1)" in str(mods[0].remarks[0])
+    rng = np.random.default_rng(13)
+    for n in sizes(dtype):
+        for density in (0.0, 0.01, 0.5):  # no match, a rare one, many
+            a = np.where(rng.random(n) < density, 3, 1).astype(dtype)
+            if dtype.startswith("f") and n:
+                a[rng.integers(0, n)] = np.nan  # never > 2
+            for k0 in (-1, 7, -5):  # only the marker -1 lets the loop store
+                got = []
+                for mod in mods[: 3 if n < 40 else 2]:
+                    k = np.array([k0], index_dtype)
+                    mod["main"](a.copy(), k)
+                    got.append(int(k[0]))
+                want = int(np.argmax(a > 2)) if k0 == -1 and (a > 2).any() else k0
+                assert got == [want] * len(got), (n, density, k0, got)

@@ -330,3 +330,50 @@ def test_accumulator_allocated_inside_the_loop_is_refused():
         t[0] = t[0] + a[i]
     _, refused = find_reductions(ib.get())
     assert refused and "t is allocated inside the loop" in refused[0].reason
+
+
+def first_loop(cond, then=None, lo=0, else_=False):
+    """``for i in vectorized(lo, n): if cond(a[i], k[0]): then(i, k)``."""
+    n = tir.size_var("n")
+    A, K = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((1,), "int32", "K")
+    ib = ir_builder.create()
+    a, k = ib.buffer_ptr(A), ib.buffer_ptr(K)
+    with ib.for_range(lo, n, kind="vectorize", name="i") as i:
+        with ib.if_scope(cond(a[i], k[0])):
+            (then or _store_i)(i, k)
+        if else_:
+            with ib.else_scope():
+                k[0] = 0
+    return tir.PrimFunc([A, K], ib.get())
+
+
+def _store_i(i, k):
+    k[0] = i
+
+
+@pytest.mark.parametrize("cond", [lambda x, k: tir.all(k == -1, x > 2.0),
+                                  lambda x, k: tir.all(x > 2.0, -1 == k)],
+                         ids=["marker first", "marker second"])
+def test_first_match_recognized(cond):
+    match, why_not = find_search(first_loop(cond).body)
+    assert why_not is None and match.marker.value == -1 and match.index_store.buffer.name == "K"
+
+
+FIRST_REFUSED = [
+    ("marker 0", dict(cond=lambda x, k: tir.all(k == 0, x > 2.0)), "may equal the marker 0"),
+    ("negative start", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0), lo=tir.var("lo")),
+     "may equal the marker -1"),
+    ("index + 1", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0),
+                       then=lambda i, k: k.__setitem__(0, i + 1)), "does not store the loop var"),
+    ("else branch", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0), else_=True),
+     "must be exactly the store to K[0], no else"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,reason", FIRST_REFUSED, ids=[r[0] for r in FIRST_REFUSED])
+def test_first_match_refused_with_reason(name, kwargs, reason):
+    func = first_loop(**kwargs)
+    match, why_not = find_search(func.body)
+    assert match is None and reason in why_not
+    after, remarks = run(func)
+    assert after is func and NOT_A_REDUCTION in remarks[0]

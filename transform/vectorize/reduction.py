@@ -30,8 +30,14 @@ reduction), an ``if`` at the top level of the body of exactly this shape::
 
 with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
 and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
-reduced type other than bool. Not recognized: a first-match search
-(``if k[0] == -1 and cond(i): k[0] = i``). The rewrite lives in
+reduced type other than bool. And the first match (a ``FirstMatch``)::
+
+    if k[d] == C and cond(i):   # either operand order, either side of the ==
+        k[d] = i                # or a widening cast of i
+
+with ``C`` a negative constant and the loop start provably >= 0 (so no index
+stored can equal the marker), no ``else``, ``k`` not accessed elsewhere,
+``cond`` calling no extern function. The rewrite lives in
 ``transform/vectorize_reductions.py``.
 """
 
@@ -41,7 +47,9 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.arith import Analyzer
 from tir.expr import (
+    EQ,
     GE,
     GT,
     LE,
@@ -51,6 +59,7 @@ from tir.expr import (
     BufferLoad,
     Call,
     Cast,
+    IntImm,
     Max,
     Min,
     Mul,
@@ -311,16 +320,74 @@ class Search:
         return self.compare(a, b)
 
 
-def find_search(loop: For) -> tuple[Search | None, str | None]:
-    """The index-of-max/min statement of ``loop``'s body, else why a look-alike is not one."""
+@attrs.frozen
+class FirstMatch:
+    """``if k[d] == C and cond(i): k[d] = idx(i)``: the first ``i`` where ``cond`` holds,
+    stored only while ``k[d]`` still holds the marker ``C`` (a negative constant)."""
+
+    stmt: IfThenElse
+    cond: PrimExpr
+    marker: PrimExpr
+    index_store: BufferStore
+
+
+def find_search(loop: For) -> tuple[Search | FirstMatch | None, str | None]:
+    """The index-of-max/min or first-match statement of ``loop``'s body, else why a
+    look-alike is not one."""
     inner = _bound_vars(loop)
     for stmt in _top_level(loop.body):
-        if not isinstance(stmt, IfThenElse) or not isinstance(stmt.condition, tuple(_CMPS)):
+        if not isinstance(stmt, IfThenElse):
             continue
-        found = _search_of(stmt, loop, inner)
+        if isinstance(stmt.condition, tuple(_CMPS)):
+            found = _search_of(stmt, loop, inner)
+        elif isinstance(stmt.condition, And):
+            found = _first_match_of(stmt, loop, inner)
+        else:
+            continue
         if found is not None:
             return found
     return None, None
+
+
+def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
+    """(FirstMatch, None), (None, reason), or None when no side tests a fixed element."""
+    for test, cond in ((stmt.condition.a, stmt.condition.b),
+                       (stmt.condition.b, stmt.condition.a)):
+        marked = _marker_test(test, inner)
+        if marked is None:
+            continue
+        load, marker = marked
+        head = f"if {stmt.condition}"
+        stores = _top_level(stmt.then_case)
+        if stmt.else_case is not None or len(stores) != 1 \
+                or not isinstance(stores[0], BufferStore) or not _is_own_load(stores[0], load):
+            return None, f"{head}: the branch must be exactly the store to {load}, no else"
+        store = stores[0]
+        if not _is_index_of(store.value, loop.loop_var):
+            return None, f"{head}: {describe(store)} does not store the loop var"
+        if marker.value >= 0 or not Analyzer().can_prove(loop.min >= 0):
+            return None, f"{head}: an index may equal the marker {marker.value} (needs " \
+                f"{marker.value} < 0 <= the loop start)"
+        if _calls(cond, "tir.call_extern"):
+            return None, f"{head}: {cond} calls an extern function"
+        other = [x for x in _loads_of(loop.body, load.buffer.data) if x is not load] + \
+                [x for x in _stores(loop.body) if x.buffer.data is load.buffer.data
+                 and x is not store]
+        if other:
+            return None, f"{head}: {other[0]} also accesses {load.buffer.name}"
+        return FirstMatch(stmt, cond, marker, store), None
+    return None
+
+
+def _marker_test(e: PrimExpr, inner: set) -> tuple | None:
+    """``(k[d], C)`` when ``e`` is ``k[d] == C`` (either order) with ``d`` fixed in the loop."""
+    if not isinstance(e, EQ):
+        return None
+    for load, marker in ((e.a, e.b), (e.b, e.a)):
+        if isinstance(load, BufferLoad) and isinstance(marker, IntImm) \
+                and not _uses(load.indices, inner) and not _has_load(load.indices):
+            return load, marker
+    return None
 
 
 _CMPS = {GT, GE, LT, LE}
@@ -451,5 +518,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["Reduction", "ReductionRemark", "Refusal", "Search", "describe", "find_reductions",
+__all__ = ["FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search", "describe",
+           "find_reductions",
            "find_search", "identity"]

@@ -3,6 +3,8 @@ serial build (``tir.disable_vectorize``) and the interpreter agree — integers,
 float min/max bit for bit, float sums and products within a reassociation bound (bit for
 bit with ``tir.vectorize.ordered_reductions``) — for n around the vector lengths."""
 
+import zlib
+
 import numpy as np
 import pytest
 from reduction_kernels import dot, guarded, reduction, sum_and_scale, sum_kernel
@@ -87,7 +89,7 @@ def test_reduction_matches_serial_and_interpreter(dtype, kind):
     func = reduction(dtype, kind)
     vector, serial = build(func, STRICT), build(func, SERIAL)
     interp = build(func, STRICT, target="interp")
-    rng = np.random.default_rng(hash((dtype, kind)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{dtype} {kind}".encode()))  # stable per case
     exact = not (dtype.startswith("float") and kind in ("add", "mul"))
     for n in sizes(dtype):
         a, init = values(dtype, kind, n, rng), values(dtype, kind, 1, rng)
@@ -98,7 +100,11 @@ def test_reduction_matches_serial_and_interpreter(dtype, kind):
         else:
             assert abs(float(got) - float(want)) <= float_bound(dtype, kind, init[0], a), n
         if n <= 100 and n % 7 in (0, 1):  # the interpreter is slow; a spread of sizes
-            assert same_bits(run(interp, a, init), want) or not exact, n
+            got = run(interp, a, init)  # it sums in lane order: another order, same bound
+            if exact:
+                assert same_bits(got, want), n
+            else:
+                assert abs(float(got) - float(want)) <= float_bound(dtype, kind, init[0], a), n
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -6,9 +6,10 @@ associative (``+ * min max & | ^``, see ``vectorize/reduction.py``), the
 iterations can instead accumulate into K independent vector accumulators of
 VL lanes each, folded into ``acc[c]`` by one horizontal reduction::
 
-    for i in vectorized(n):              allocate S_acc[K*VL] (local)
+    for i in vectorized(n):              allocate S_acc[K*VL], S_tail[VL] (local)
         S[0] = S[0] + A[i]                 S_acc[Ramp(k*VL, 1, VL)] = Broadcast(-0f, VL)  (each k)
-                                  ->       for i_outer in range(n // (K*VL)):
+                                  ->       S_tail[Ramp(0, 1, VL)] = Broadcast(-0f, VL)
+                                           for i_outer in range(n // (K*VL)):
                                                for i in vectorized(VL):       (k = 0 .. K-1)
                                                    S_acc[k*VL + i] = S_acc[k*VL + i]
                                                                      + A[i_outer*K*VL + k*VL + i]
@@ -16,10 +17,16 @@ VL lanes each, folded into ``acc[c]`` by one horizontal reduction::
                                                for i in vectorized(VL):
                                                    S_acc[i] = S_acc[i] + A[n // (K*VL)*K*VL
                                                                            + i_rest*VL + i]
+                                           for i in vectorized(VL):
+                                               if n // VL * VL + i < n:
+                                                   S_tail[i] = S_tail[i] + A[n // VL * VL + i]
                                            S[0] = S[0] + vector_reduce_add_reassoc(
-                                                      S_acc[0:VL] + S_acc[VL:2VL] + ...)
-                                         for i in range(n // VL * VL, n // VL * VL + n % VL):
-                                             S[0] = S[0] + A[i]              (serial, < VL steps)
+                                                      S_acc[0:VL] + ... + S_tail[0:VL])
+
+The tail's ``if`` becomes lane masks in ``IfConvertVectorLoops`` (run after
+``StripMineVectorLoops``); it accumulates into ``S_tail`` so that its masked
+store does not pin the main accumulators to memory. Searches (below) keep
+the last ``n % VL`` iterations as the serial loop they were.
 
 An index-of-max/min search (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``, see
 ``vectorize/reduction.py``) becomes K x VL lanes of best values (starting at
@@ -67,6 +74,7 @@ from tir.expr import EQ, NE, And, BufferLoad, Call, IntImm, Max, Min, PrimExpr, 
 from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, substitute
+from tir.node import replace
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
@@ -173,13 +181,22 @@ class _Plan:
         """K x VL accumulators, a main loop of K*VL steps, VL-step blocks, the fold, the tail."""
         accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, self.k * self.vl)
                 for r in self.reductions}
-        inits = [self._init(r, accs[id(r)]) for r in self.reductions]
-        folds = [self._fold(r, accs[id(r)]) for r in self.reductions]
-        return self.blocked(inits, lambda c: self._accumulate(accs, c), folds, accs.values())
+        # The tail's masked updates keep their buffer in memory: not the hot accumulators'.
+        tails = {id(r): _local(f"{r.store.buffer.name}_tail", r.dtype, self.vl)
+                 for r in self.reductions}
+        tail = self._vector_tail(self._accumulate(tails, 0))
+        inits = [self._init(r, accs[id(r)], self.k) for r in self.reductions]
+        inits += [self._init(r, tails[id(r)], 1) for r in self.reductions] if tail else []
+        folds = [self._fold(r, accs[id(r)], tails[id(r)] if tail else None)
+                 for r in self.reductions]
+        buffers = [*accs.values(), *(tails.values() if tail else [])]
+        return self.blocked(inits, lambda c: self._accumulate(accs, c), folds, buffers, tail)
 
-    def blocked(self, inits: list, chunk_table, folds: list, buffers) -> Stmt:
+    def blocked(self, inits: list, chunk_table, folds: list, buffers,
+                tail: list | None = None) -> Stmt:
         """The skeleton: ``inits``, the main loop (chunk ``c`` of a block replaces statements
-        by ``chunk_table(c)(j)``), the VL-step loop (chunk 0), ``folds``, the serial tail."""
+        by ``chunk_table(c)(j)``), the VL-step loop (chunk 0), the vector ``tail`` if given,
+        ``folds``, then (without a vector tail) the serial tail."""
         vl, block = self.vl, self.k * self.vl
         full = op.floordiv(self.count, self.const(block))
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
@@ -191,7 +208,8 @@ class _Plan:
             steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
             start = op.add(op.mul(full, self.const(block)), op.mul(rest, self.const(vl)))
             parts.append(_serial(rest, steps, self._vector(start, chunk_table(0))))
-        body = SeqStmt.flatten([p for p in parts + folds if p is not None] + self._tail())
+        after = self._tail() if tail is None else []
+        body = SeqStmt.flatten([p for p in parts + (tail or []) + folds if p is not None] + after)
         for buf in buffers:
             body = _allocate(buf, body)
         return body
@@ -200,11 +218,10 @@ class _Plan:
         """The lanes of accumulator ``chunk``: ``Ramp(chunk*VL, 1, VL)``."""
         return Ramp(op.const(chunk * self.vl, "int32"), 1, self.vl)
 
-    def _init(self, r: Reduction, acc) -> Stmt:
-        stores = [BufferStore(acc, Broadcast(r.identity(), self.vl),
-                              [Ramp(op.const(c * self.vl, "int32"), 1, self.vl)])
-                  for c in range(self.k)]
-        return SeqStmt(stores) if len(stores) > 1 else stores[0]
+    def _init(self, r: Reduction, acc, chunks: int) -> Stmt:
+        stores = [BufferStore(acc, Broadcast(r.identity(), self.vl), [self._lanes(c)])
+                  for c in range(chunks)]
+        return SeqStmt.flatten(stores)
 
     def _accumulate(self, accs: dict, chunk: int):
         """Replacement of each reduction store: ``acc_v[chunk*VL + j] OP= f``."""
@@ -214,10 +231,10 @@ class _Plan:
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
         return lambda j: {id(r.store): make(r, j) for r in self.reductions}
 
-    def _fold(self, r: Reduction, acc) -> Stmt:
-        """``acc[c] = acc[c] OP reduce(chunk_0 OP chunk_1 OP ...)`` (pairwise, for balance)."""
-        vectors = [BufferLoad(acc, [Ramp(op.const(c * self.vl, "int32"), 1, self.vl)])
-                   for c in range(self.k)]
+    def _fold(self, r: Reduction, acc, tail) -> Stmt:
+        """``acc[c] = acc[c] OP reduce(chunk_0 OP chunk_1 OP ... OP tail)`` (pairwise)."""
+        vectors = [BufferLoad(acc, [self._lanes(c)]) for c in range(self.k)]
+        vectors += [BufferLoad(tail, [self._lanes(0)])] if tail is not None else []
         while len(vectors) > 1:
             pairs = [r.combine(vectors[i], vectors[i + 1]) for i in range(0, len(vectors) - 1, 2)]
             vectors = pairs + ([vectors[-1]] if len(vectors) % 2 else [])
@@ -245,9 +262,21 @@ class _Plan:
         folds = [self._fold_in_order(r, tmps[id(r)]) for r in self.reductions]
         full = op.floordiv(self.count, self.const(vl))
         loop = _serial(outer, full, SeqStmt.flatten([*resets, vector, *folds]))
-        body: Stmt = SeqStmt.flatten([s for s in [loop, *self._tail()] if s is not None])
+        tails = {id(r): _local(f"{r.store.buffer.name}_tail", r.dtype, vl)
+                 for r in self.reductions}
+
+        def stage_tail(j: Var) -> dict:
+            return {id(r.store): BufferStore(tails[id(r)], r.value, [_int32(j)])
+                    for r in self.reductions}
+
+        tail = self._vector_tail(stage_tail)
+        if tail:  # lanes past the end hold the identity: folding them changes nothing
+            tail = [*(self._init(r, tails[id(r)], 1) for r in self.reductions), *tail,
+                    *(self._fold_in_order(r, tails[id(r)]) for r in self.reductions)]
+        body: Stmt = SeqStmt.flatten([s for s in [loop, *tail] if s is not None])
         for r in self.reductions:
             body = _allocate(tmps[id(r)], body)
+            body = _allocate(tails[id(r)], body) if tail else body
         return body
 
     def _fold_in_order(self, r: Reduction, tmp) -> Stmt:
@@ -270,6 +299,20 @@ class _Plan:
         body = substitute(body, {var: op.add(op.add(self.loop.min, start), j)})
         return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
                    {**self.keep, STRIP_MINED: self.note})
+
+    def _vector_tail(self, table_of) -> list[Stmt]:
+        """The last ``count % VL`` iterations as one guarded vector:
+        ``for j in vectorized(VL): if min + done + j < min + count: body`` (the guard
+        becomes lane masks in ``IfConvertVectorLoops``; without it, a serial loop)."""
+        rest = op.floormod(self.count, self.const(self.vl))
+        if isinstance(rest, IntImm) and rest.value == 0:
+            return []
+        done = op.mul(op.floordiv(self.count, self.const(self.vl)), self.const(self.vl))
+        vector = self._vector(done, table_of)
+        index = op.add(op.add(self.loop.min, done), vector.loop_var)
+        guard = op.less(index, op.add(self.loop.min, self.count))
+        return [replace(vector, body=IfThenElse(guard, vector.body),
+                        annotations={**vector.annotations, STRIP_MINED: f"{self.note}, tail"})]
 
     def _tail(self) -> list[Stmt]:
         """The last ``count % VL`` iterations as the serial loop they were."""

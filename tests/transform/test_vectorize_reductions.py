@@ -43,46 +43,60 @@ def run(func, config=None):
 
 def expected_sum(func, k):
     """The rewrite of ``S[0] = S[0] + A[i]`` over a symbolic n (see the pass's docstring)."""
-    A, S = func.params_buffers() if hasattr(func, "params_buffers") else _buffers(func)
+    A, S = _buffers(func)
     n = A.shape[0]
-    acc = tir.decl_buffer((k * VL,), "float32", "S_acc",
-                          data=tir.Var("S_acc", "handle", type_annotation="float32"),
-                          scope="local")
 
-    def chunk(c):
-        return tir.BufferLoad(acc, [tir.Ramp(tir.const(c * VL), 1, VL)])
+    def local(name, size):
+        data = tir.Var(name, "handle", type_annotation="float32")
+        return tir.decl_buffer((size,), "float32", name, data=data, scope="local")
 
-    def vector(start, offset):
+    acc, tail_acc = local("S_acc", k * VL), local("S_tail", VL)
+
+    def lanes(buf, c):
+        return tir.BufferLoad(buf, [tir.Ramp(tir.const(c * VL), 1, VL)])
+
+    def vector(buf, start, offset, note=NOTE):
         j = tir.Var("i", "int32")
         index = [tir.const(offset) + j]
-        body = tir.BufferStore(acc, tir.BufferLoad(acc, index) + tir.BufferLoad(A, [start + j]),
+        body = tir.BufferStore(buf, tir.BufferLoad(buf, index) + tir.BufferLoad(A, [start + j]),
                                index)
-        return tir.For(j, 0, VL, tir.ForKind.VECTORIZED, body, NOTE)
+        return tir.For(j, 0, VL, tir.ForKind.VECTORIZED, body, note)
 
     outer, rest = tir.Var("i_outer", "int32"), tir.Var("i_rest", "int32")
     block = k * VL
     full = tir.floordiv(n, block)
-    init = [tir.BufferStore(acc, tir.Broadcast(tir.const(-0.0, "float32"), VL),
-                            [tir.Ramp(tir.const(c * VL), 1, VL)]) for c in range(k)]
+    init = [tir.BufferStore(buf, tir.Broadcast(tir.const(-0.0, "float32"), VL),
+                            [tir.Ramp(tir.const(c * VL), 1, VL)])
+            for buf, c in [*((acc, c) for c in range(k)), (tail_acc, 0)]]
     main = tir.For(outer, 0, full, tir.ForKind.SERIAL,
-                   tir.SeqStmt([vector(outer * block + c * VL, c * VL) for c in range(k)]))
+                   tir.SeqStmt([vector(acc, outer * block + c * VL, c * VL) for c in range(k)]))
     rest_loop = tir.For(rest, 0, tir.floordiv(tir.floormod(n, block), VL), tir.ForKind.SERIAL,
-                        vector(full * block + rest * VL, 0))
-    combined = (chunk(0) + chunk(1)) + (chunk(2) + chunk(3))
-    total = tir.Call("float32", "tir.vector_reduce_add_reassoc", [combined])
+                        vector(acc, full * block + rest * VL, 0))
+    done = tir.floordiv(n, VL) * VL
+    tail = vector(tail_acc, done, 0, {STRIP_MINED: "reduction of S[0], tail"})
+    tail = tir.For(tail.loop_var, 0, VL, tir.ForKind.VECTORIZED,
+                   tir.IfThenElse(done + tail.loop_var < n, tail.body), tail.annotations)
+    combined = (lanes(acc, 0) + lanes(acc, 1)) + (lanes(acc, 2) + lanes(acc, 3))
+    total = tir.Call("float32", "tir.vector_reduce_add_reassoc",
+                     [combined + lanes(tail_acc, 0)])
     fold = tir.BufferStore(S, tir.BufferLoad(S, [0]) + total, [0])
-    i = func.body.loop_var
-    tail = tir.For(i, tir.floordiv(n, VL) * VL, tir.floormod(n, VL), tir.ForKind.SERIAL,
-                   func.body.body)
-    body = tir.SeqStmt([*init, main, rest_loop, fold, tail])
-    return tir.Allocate(acc.data, "float32", [block], tir.const(True, "bool"), body)
+    body = tir.SeqStmt([*init, main, rest_loop, tail, fold])
+    body = tir.Allocate(acc.data, "float32", [block], tir.const(True, "bool"), body)
+    return tir.Allocate(tail_acc.data, "float32", [VL], tir.const(True, "bool"), body)
+
+
+def inside_allocations(stmt):
+    """``stmt`` without the Allocates around it."""
+    while isinstance(stmt, tir.Allocate):
+        stmt = stmt.body
+    return stmt
 
 
 def _buffers(func):
     return [func.buffer_map[p] for p in func.params][:2]
 
 
-def test_sum_becomes_k_accumulators_a_fold_and_a_serial_tail():
+def test_sum_becomes_k_accumulators_a_guarded_vector_tail_and_a_fold():
     func = loop_of(add_a, extra=())
     after, remarks = run(func)
     assert_structural_equal(after.body, expected_sum(func, 4))
@@ -93,10 +107,11 @@ def test_constant_extent_caps_k_and_drops_empty_loops():
     func = loop_of(add_a, n=2 * VL + 3, extra=())
     after, remarks = run(func)
     assert "2 accumulators" in remarks[0]
-    loops = [x for x in after.body.body.seq if isinstance(x, tir.For)]
-    # main loop (one block of 2 x VL), no VL-step loop (nothing left), serial tail of 3
-    assert [int(x.extent.value) for x in loops] == [1, 3]
-    assert loops[1].kind == tir.ForKind.SERIAL
+    loops = [x for x in inside_allocations(after.body).seq if isinstance(x, tir.For)]
+    # main loop (one block of 2 x VL), no VL-step loop (nothing left), the guarded tail
+    assert [int(x.extent.value) for x in loops] == [1, VL]
+    assert loops[1].kind == tir.ForKind.VECTORIZED
+    assert str(loops[1].body.condition) == f"{2 * VL} + i < {2 * VL + 3}"
 
 
 def test_extent_below_one_vector_is_left_to_vectorize_loop():
@@ -212,7 +227,7 @@ def test_reduction_inside_an_if_is_conditional_and_keeps_its_if():
     assert refused == [] and r.conditional and r.kind == "add"
     after, remarks = run(func)
     assert "reduction S[0] (add, under an if)" in remarks[0]
-    main = next(x for x in after.body.body.seq if isinstance(x, tir.For))
+    main = next(x for x in inside_allocations(after.body).seq if isinstance(x, tir.For))
     vector = main.body.seq[0]  # the first of the K vector loops
     assert isinstance(vector.body, tir.IfThenElse)
     assert vector.body.then_case.buffer.name == "S_acc"

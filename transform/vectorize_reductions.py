@@ -126,14 +126,11 @@ class _ReductionRewriter(StmtMutator):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
         if isinstance(count, IntImm) and count.value < vl:
             return loop  # no full vector: VectorizeLoop keeps it serial and says why
-        if isinstance(search, FirstMatch):  # a select and a min per step
-            plan = _FirstMatchPlan(loop, search, vl, count, self._cap(2, count, vl))
-            self._remark(loop, vl, VECTORIZED, plan.reason(why))
-            return plan.rewrite()
-        if search is not None:  # compare + 2 selects per step: 2 chains suffice
-            plan = _SearchPlan(loop, search, vl, count, self._cap(2, count, vl))
-            self._remark(loop, vl, VECTORIZED, plan.reason(why))
-            return plan.rewrite()
+        if search is not None:  # a compare and selects per step: 2 chains suffice
+            kind = _FirstMatchPlan if isinstance(search, FirstMatch) else _SearchPlan
+            found = kind(loop, search, vl, count, self._cap(2, count, vl))
+            self._remark(loop, vl, VECTORIZED, found.reason(why))
+            return found.rewrite()
         plan = _Plan(loop, reductions, vl, count, self._unroll(reductions, count, vl))
         ordered = self.ordered and any(r.is_float for r in reductions)
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))

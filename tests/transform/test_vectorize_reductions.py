@@ -392,3 +392,45 @@ def test_first_match_refused_with_reason(name, kwargs, reason):
     assert match is None and reason in why_not
     after, remarks = run(func)
     assert after is func and NOT_A_REDUCTION in remarks[0]
+
+
+# ---------------------------------------------------------------- shared nodes
+
+
+def test_accumulator_read_again_through_a_shared_node_is_refused():
+    """acc[0] = min(acc[0], acc[0] % 1024 - i) with ONE BufferLoad object used twice (as
+    Simplify may share nodes): still a second read of acc, so no reduction (a fuzzer find)."""
+    acc = tir.decl_buffer((1,), "int32", "acc")
+    i = tir.var("i")
+    own = tir.BufferLoad(acc, [tir.const(0, "int32")])
+    store = tir.BufferStore(acc, tir.min(own, tir.truncmod(own, 1024) - i),
+                            [tir.const(0, "int32")])
+    loop = tir.For(i, 0, 64, tir.ForKind.VECTORIZED, store)
+    found, refused = find_reductions(loop)
+    assert found == [] and "reads acc again" in refused[0].reason
+
+
+def test_search_value_read_elsewhere_through_a_shared_node_is_refused():
+    """``b[i] = m[0]`` beside the search, with the compare's own m[0] object: refused."""
+    n = tir.size_var("n")
+    A, M = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((1,), "float32", "M")
+    K, B = tir.decl_buffer((1,), "int32", "K"), tir.decl_buffer((n,), "float32", "B")
+    i = tir.var("i")
+    m0 = tir.BufferLoad(M, [tir.const(0, "int32")])
+    a_i = tir.BufferLoad(A, [i])
+    search = tir.IfThenElse(a_i > m0, tir.SeqStmt([
+        tir.BufferStore(M, a_i, [tir.const(0, "int32")]),
+        tir.BufferStore(K, i, [tir.const(0, "int32")])]))
+    body = tir.SeqStmt([search, tir.BufferStore(B, m0, [i])])
+    search_found, why_not = find_search(tir.For(i, 0, n, tir.ForKind.VECTORIZED, body))
+    assert search_found is None and "also accesses M" in why_not
+
+
+def test_unary_update_of_the_accumulator_is_refused_not_a_crash():
+    """``flag[0] = !flag[0]`` reads and writes one element but has no two operands."""
+    flag = tir.decl_buffer((1,), "bool", "flag")
+    i = tir.var("i")
+    zero = tir.const(0, "int32")
+    store = tir.BufferStore(flag, tir.Not(tir.BufferLoad(flag, [zero])), [zero])
+    found, refused = find_reductions(tir.For(i, 0, 64, tir.ForKind.VECTORIZED, store))
+    assert found == [] and "not an associative operation" in refused[0].reason

@@ -56,6 +56,7 @@ from tir.expr import (
     LT,
     Add,
     And,
+    BinaryOpNode,
     BufferLoad,
     Call,
     Cast,
@@ -68,7 +69,7 @@ from tir.expr import (
     Sub,
     Var,
 )
-from tir.functor import post_order_visit
+from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
@@ -225,7 +226,7 @@ def _operation_problem(store: BufferStore) -> str | None:
         if key in _NOT_ASSOCIATIVE:
             what = f"{what} is not associative"
         return f"{describe(store)}: {what} (reduced ops: + * min max & | ^ and or)"
-    operands = list(value.args) if isinstance(value, Call) else [value.a, value.b]
+    operands = _operands(value)
     if not any(_is_own_load(store, x) for x in operands):
         return f"{describe(store)}: {store.buffer.name} is not an operand of the outer op"
     if kind in ("add", "mul") and store.value.dtype == "bool":
@@ -236,7 +237,7 @@ def _operation_problem(store: BufferStore) -> str | None:
 def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     value = store.value
     key = value.op if isinstance(value, Call) else type(value)
-    operands = list(value.args) if isinstance(value, Call) else [value.a, value.b]
+    operands = _operands(value)
     f = operands[1] if _is_own_load(store, operands[0]) else operands[0]
     return Reduction(store, _KINDS[key], f, value, conditional)
 
@@ -250,11 +251,36 @@ def _other_access(body: Stmt, store: BufferStore) -> str | None:
             return f"{describe(other)} writes {store.buffer.name}"
         if other is not store and _loads_of(other, data):
             return f"{describe(other)} reads {store.buffer.name}"
-    again = [x for x in _loads_of(store, data) if x is not own]
-    if again:
+    if _occurrences(store, data) != (1, 1):  # counted by occurrence: nodes may be shared
         return f"{describe(store)} reads {store.buffer.name} again in its value"
-    loads = [x for x in _loads_of(body, data) if x is not own]
-    return f"{loads[0]} reads {store.buffer.name}" if loads else None
+    if _occurrences(body, data) != (1, 1):
+        loads = [x for x in _loads_of(body, data) if x is not own]
+        return f"{loads[0] if loads else own} reads {store.buffer.name}"
+    return None
+
+
+class _Occurrences(StmtExprVisitor):
+    """Counts the loads and stores of one buffer, every occurrence of a shared node too."""
+
+    def __init__(self, data: Var):
+        self.data = data
+        self.loads = self.stores = 0
+
+    def visit_buffer_load(self, node: BufferLoad) -> None:
+        self.loads += node.buffer.data is self.data
+        self.generic_visit(node)
+
+    def visit_buffer_store(self, node: BufferStore) -> None:
+        self.stores += node.buffer.data is self.data
+        self.generic_visit(node)
+
+
+def _occurrences(node, data: Var) -> tuple[int, int]:
+    """(loads, stores) of the buffer ``data`` in ``node``, shared subtrees counted each time
+    they occur: ``post_order_visit`` sees a shared ``acc[0]`` once, but it is read twice."""
+    counter = _Occurrences(data)
+    counter(node)
+    return counter.loads, counter.stores
 
 
 def _loads_of(node, data: Var) -> list[BufferLoad]:
@@ -266,13 +292,22 @@ def _loads_of(node, data: Var) -> list[BufferLoad]:
 
 def _own_load(store: BufferStore, value: PrimExpr) -> BufferLoad | None:
     """The load of the stored element in ``value`` (an operand of its outer op, if any)."""
-    operands = [value.a, value.b] if hasattr(value, "a") else list(getattr(value, "args", []))
+    operands = _operands(value)
     for x in operands:
         if _is_own_load(store, x):
             return x
     found: list[BufferLoad] = []
     post_order_visit(value, lambda n: found.append(n) if _is_own_load(store, n) else None)
     return found[0] if found else None
+
+
+def _operands(value: PrimExpr) -> list:
+    """The operands of a binary node or a call; none for anything else (Not, Cast, ...)."""
+    if isinstance(value, Call):
+        return list(value.args)
+    if isinstance(value, BinaryOpNode):
+        return [value.a, value.b]
+    return []
 
 
 def _is_own_load(store: BufferStore, e: PrimExpr) -> bool:
@@ -370,11 +405,8 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
                 f"{marker.value} < 0 <= the loop start)"
         if _calls(cond, "tir.call_extern"):
             return None, f"{head}: {cond} calls an extern function"
-        other = [x for x in _loads_of(loop.body, load.buffer.data) if x is not load] + \
-                [x for x in _stores(loop.body) if x.buffer.data is load.buffer.data
-                 and x is not store]
-        if other:
-            return None, f"{head}: {other[0]} also accesses {load.buffer.name}"
+        if _occurrences(loop.body, load.buffer.data) != (1, 1):  # the test and the store
+            return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
         return FirstMatch(stmt, cond, marker, store), None
     return None
 
@@ -433,11 +465,11 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
         return f"{head}: {value} calls an extern function (it would run for every lane)"
     if acc.dtype not in _TYPES - {"bool"} or not dt.DataType(index.value.dtype).is_integer:
         return f"{head}: {acc.dtype} values or {index.value.dtype} indices are not searched"
-    for data, name in ((acc.buffer.data, acc.buffer.name), (index.buffer.data, index.buffer.name)):
-        other = [x for x in _loads_of(loop.body, data) if x is not acc] + \
-                [x for x in _stores(loop.body) if x.buffer.data is data and x not in stores]
-        if other:
-            return f"{head}: {other[0]} also accesses {name}"
+    # Exactly the compare reads m, the branch writes m and k once each (every occurrence).
+    for data, name, want in ((acc.buffer.data, acc.buffer.name, (1, 1)),
+                             (index.buffer.data, index.buffer.name, (0, 1))):
+        if _occurrences(loop.body, data) != want:
+            return f"{head}: another access in the loop also accesses {name}"
     return None
 
 

@@ -340,3 +340,44 @@ def substitute(node: Any, vmap: Any) -> Any:
         return const(out, v.dtype)
 
     return _Substitute(convert)(node)
+
+
+class _FreshCopy(StmtExprMutator):
+    """A copy with every var bound inside made fresh (``copy_with_fresh_binders``)."""
+
+    def __init__(self, vmap: dict[int, PrimExpr]):
+        self.vmap = vmap
+        self.buffers: dict[tuple[int, int], Buffer] = {}
+
+    def visit_var(self, v: Var) -> PrimExpr:
+        return self.vmap.get(id(v), v)
+
+    def generic_visit(self, node: Any) -> Any:
+        fresh = {}
+        for name, _kind, binds in child_fields(type(node)):
+            if binds:
+                old = getattr(node, name)
+                fresh[name] = self.vmap[id(old)] = replace(old)  # same name and dtype, new object
+        if fresh:
+            node = replace(node, **fresh)
+        return super().generic_visit(node)
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:
+        # Keyed by the data var's current mapping too: a body may bind one var twice
+        # (two allocations in sequence), and each binding gets its own fresh var.
+        data = self.vmap.get(id(buf.data))
+        key = (id(buf), id(data))
+        if key not in self.buffers:
+            self.buffers[key] = buf if data is None else replace(buf, data=data)
+        return self.buffers[key]
+
+
+def copy_with_fresh_binders(stmt: Any, vmap: Any = None) -> Any:
+    """``stmt`` with ``vmap``'s vars replaced and every var it binds (loop vars, let vars,
+    allocations) replaced by a fresh ``Var`` of the same name and dtype (TVM's RenewDefs).
+
+    A pass that repeats a body (unrolling, strip-mining, peeling) uses it for each copy,
+    so that no var is bound twice in its output (``tir.verify_well_formed``).
+    """
+    table = {id(k): v for k, v in dict(vmap or {}).items()}
+    return _FreshCopy(table)(stmt)

@@ -50,7 +50,13 @@ from tir import op
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, IntImm, PrimExpr, Var
 from tir.function import IRModule, PrimFunc
-from tir.functor import StmtMutator, StmtVisitor, post_order_visit, substitute
+from tir.functor import (
+    StmtMutator,
+    StmtVisitor,
+    copy_with_fresh_binders,
+    post_order_visit,
+    substitute,
+)
 from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 
@@ -154,7 +160,8 @@ class _StripMiner(StmtMutator):
         start = op.add(loop.min, op.mul(full, op.const(vl, dtype)))
         index = op.add(start, inner)
         guard = op.less(index, op.add(loop.min, count))
-        body = IfThenElse(guard, substitute(loop.body, {var: index}))
+        # A second copy of the body: its binders are fresh, no var is bound twice.
+        body = IfThenElse(guard, copy_with_fresh_binders(loop.body, {var: index}))
         annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
         return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
                    annotations)

@@ -22,40 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from tir import op
-from tir.buffer import Buffer
-from tir.expr import IntImm, PrimExpr, Var
-from tir.functor import StmtExprMutator, StmtMutator, substitute
-from tir.node import child_fields, replace
+from tir.expr import IntImm
+from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
+from tir.node import replace
 from tir.stmt import BufferStore, Evaluate, For, ForKind, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
-
-
-class _CopyBody(StmtExprMutator):
-    """A copy of a loop body: loop var replaced, every var bound inside made fresh."""
-
-    def __init__(self, vmap: dict[int, PrimExpr]):
-        self.vmap = vmap
-        self.buffers: dict[int, Buffer] = {}
-
-    def visit_var(self, v: Var) -> PrimExpr:
-        return self.vmap.get(id(v), v)
-
-    def generic_visit(self, node: Any) -> Any:
-        fresh = {}
-        for name, _kind, binds in child_fields(type(node)):
-            if binds:
-                old = getattr(node, name)
-                fresh[name] = self.vmap[id(old)] = replace(old)  # same name and dtype, new object
-        if fresh:
-            node = replace(node, **fresh)
-        return super().generic_visit(node)
-
-    def visit_buffer(self, buf: Buffer) -> Buffer:
-        if id(buf) not in self.buffers:
-            data = self.vmap.get(id(buf.data))
-            self.buffers[id(buf)] = buf if data is None else replace(buf, data=data)
-        return self.buffers[id(buf)]
 
 
 def unroll(loop: For) -> Stmt:
@@ -66,7 +38,7 @@ def unroll(loop: For) -> Stmt:
         if k == 0:  # the first copy keeps the original binders
             copies.append(substitute(loop.body, {loop.loop_var: index}))
         else:
-            copies.append(_CopyBody({id(loop.loop_var): index})(loop.body))
+            copies.append(copy_with_fresh_binders(loop.body, {loop.loop_var: index}))
     return SeqStmt.flatten(*copies)
 
 

@@ -74,7 +74,7 @@ from tir.buffer import decl_buffer
 from tir.expr import EQ, NE, And, BufferLoad, Call, IntImm, Max, Min, PrimExpr, Select, Var
 from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
-from tir.functor import StmtMutator, substitute
+from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
 from tir.node import replace
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
@@ -297,7 +297,8 @@ class _Plan:
         var = self.loop.loop_var
         j = Var(var.name, self.dtype)
         body = _Replace(table_of(j))(self.loop.body)
-        body = substitute(body, {var: op.add(op.add(self.loop.min, start), j)})
+        # Each copy of the body binds fresh vars: no var is bound twice in the output.
+        body = copy_with_fresh_binders(body, {var: op.add(op.add(self.loop.min, start), j)})
         return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
                    {**self.keep, STRIP_MINED: self.note})
 

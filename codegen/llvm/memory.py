@@ -19,7 +19,8 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir import op as tir_op
 from tir.arith import Analyzer
-from tir.expr import IntImm, Ramp
+from tir.expr import BufferLoad, IntImm, Ramp
+from tir.functor import post_order_visit
 
 from .expr import zero
 from .types import I1, I32, I64, PTR, element_bytes, int_constant, memory_type
@@ -46,6 +47,17 @@ class Access:
     @property
     def contiguous(self) -> bool:
         return self.lanes == 1 or isinstance(self.stride, IntImm) and self.stride.value == 1
+
+
+def _indices(values) -> ir.Constant:
+    values = list(values)
+    return ir.Constant(ir.VectorType(I32, len(values)), values)
+
+
+def _reads_memory(e) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
+    return bool(found)
 
 
 def linearize(buffer, indices) -> Access:
@@ -236,7 +248,42 @@ class MemoryCodegen:
         mask_ty = ty.__class__(I1, ty.count)
         fn = self.declare_intrinsic("llvm.masked.store", ir.VoidType(), [ty, PTR, I32, mask_ty],
                                     overloads=[ty, PTR])
+        value = self._truncation_barrier(value, predicate)
         self.builder.call(fn, [value, ptr, ir.Constant(I32, align), self.visit_expr(predicate)])
+
+    # LLVM 22 on x86 miscompiles a masked store of a truncated integer vector whose mask
+    # folds to one active lane: it becomes a scalar store at the *source* width, so
+    #   %t = trunc <8 x i64> %x to <8 x i32>
+    #   call @llvm.masked.store.v8i32(%t, %out, 4, <1, 0, 0, 0, 0, 0, 0, 0>)
+    # writes 8 bytes (lane 0 and, wrongly, the element after it). A constant extent's
+    # tail, or an if-converted condition on loop indices, can make such masks (after
+    # unrolling). An empty inline asm between the value and the store hides the trunc
+    # from that fold (freeze or a select does not survive instcombine); only integer
+    # values narrower than 64 bits stored under a mask that reads no memory (a mask read
+    # from data is never a constant) need it. Reproducer: test_llvm_workarounds.py.
+    def _truncation_barrier(self, value, predicate):
+        elem = value.type.element
+        if (not self.target.arch.startswith("x86") or not isinstance(elem, ir.IntType)
+                or elem.width >= 64 or _reads_memory(predicate)):
+            return value
+        lanes = value.type.count
+        # Whole registers only: 'v' has no class for a 64-bit <8 x i8> (LLVM: "couldn't
+        # allocate output register"), so a short value is padded with copies of its lanes.
+        width = max(1, self.target.vector_width_bits // max(8, elem.width))
+        parts = []
+        for start in range(0, lanes, width):  # an asm operand is one register
+            part = self._lanes(value, [min(k, lanes - 1) for k in range(start, start + width)])
+            ftype = ir.FunctionType(part.type, [part.type])
+            parts.append(self.builder.asm(ftype, "", "=v,0", [part], side_effect=False))
+        while len(parts) > 1:  # concatenate pairwise, then keep the first ``lanes`` lanes
+            if len(parts) % 2:
+                parts.append(parts[-1])
+            parts = [self.builder.shuffle_vector(a, b, _indices(range(2 * a.type.count)))
+                     for a, b in zip(parts[0::2], parts[1::2])]
+        return parts[0] if parts[0].type.count == lanes else self._lanes(parts[0], range(lanes))
+
+    def _lanes(self, vec, indices):
+        return self.builder.shuffle_vector(vec, vec, _indices(indices))
 
     def _scatter(self, buffer, access: Access, value, predicate):
         ptrs = self._pointers(buffer, access)

@@ -14,13 +14,13 @@ a serial combine of the lanes. Each kernel is timed with LANES in 16, 64 and
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
 
 import numpy as np
 import tvm
 from tvm.script import tirx as T
+
+from bench_tvm import median_ms  # the same directory, run in the same venv
 
 LANE_CHOICES = (16, 64, 128)
 
@@ -107,17 +107,6 @@ def arguments(name: str, n: int, dev) -> tuple:
         return [t(a), out], lambda: out.numpy()[0] == a.max()
     k = t(np.zeros(1, np.int32))
     return [t(a), out, k], lambda: k.numpy()[0] == a.argmax()
-
-
-def median_ms(fn, runs: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main() -> None:

@@ -200,22 +200,27 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
+class _OutermostVectorLoops(StmtVisitor):
+    """The vectorized loops of a body that are not inside another vectorized loop."""
+
+    def __init__(self):
+        self.loops: list[For] = []
+
+    def visit_for(self, node: For) -> None:
+        if node.kind == ForKind.VECTORIZED:
+            self.loops.append(node)  # loops inside it are counted by its own _nest_lanes
+        else:
+            self.generic_visit(node)
+
+
 def _nest_lanes(loop: For) -> int | None:
     """The lanes of the vector VectorizeLoop would merge ``loop``'s nest into (None: symbolic):
     its extent times the widest nest of vectorized loops inside it."""
     if not isinstance(loop.extent, IntImm):
         return None
-    inner: list[For] = []
-
-    class _TopVectorLoops(StmtVisitor):
-        def visit_for(self, node: For) -> None:
-            if node.kind == ForKind.VECTORIZED:
-                inner.append(node)  # loops inside it are counted by its own _nest_lanes
-            else:
-                self.generic_visit(node)
-
-    _TopVectorLoops()(loop.body)
-    widths = [_nest_lanes(v) for v in inner]
+    finder = _OutermostVectorLoops()
+    finder(loop.body)
+    widths = [_nest_lanes(v) for v in finder.loops]
     if any(w is None for w in widths):
         return None
     return loop.extent.value * max(widths, default=1)

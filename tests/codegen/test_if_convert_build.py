@@ -204,21 +204,12 @@ def test_guarded_conv3x3_vectorizes_and_matches_serial(w):
 # B ends where an inaccessible page begins: the else branch's B[j + 1] on the last lane
 # would touch it. The vector build must neither fault nor read it (run in a subprocess).
 _GUARD_PAGE_SCRIPT = textwrap.dedent("""
-    import ctypes, mmap, sys
+    import sys
     import numpy as np
     import codegen, transform
     sys.path.insert(0, {test_dir!r})
     from test_if_convert_build import if_else_kernel
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    PAGE = mmap.PAGESIZE
-
-    def at_page_end(n):
-        region = mmap.mmap(-1, 2 * PAGE)
-        start = ctypes.addressof(ctypes.c_char.from_buffer(region))
-        assert libc.mprotect(start + PAGE, PAGE, 0) == 0  # PROT_NONE after the array
-        return region, np.frombuffer(region, np.float32, count=n, offset=PAGE - 4 * n)
+    from guard_page import at_page_end
 
     with transform.PassContext(config={{"tir.instrument_bound_checkers": False}}):
         lib = codegen.build(if_else_kernel(), target="llvm")

@@ -72,22 +72,12 @@ def test_matches_serial_build_and_interpreter_bit_for_bit(lanes):
 # The arrays end where an inaccessible page begins, so one lane read or written past n
 # kills the process (SIGSEGV): run in a subprocess, whose exit status the test checks.
 _GUARD_PAGE_SCRIPT = textwrap.dedent("""
-    import ctypes, mmap, sys
+    import sys
     import numpy as np
     import codegen, transform
     sys.path.insert(0, {test_dir!r})
     from test_predicated_tail import PREDICATE, guarded_tail
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    PAGE = mmap.PAGESIZE
-
-    def at_page_end(n):
-        region = mmap.mmap(-1, 2 * PAGE)
-        start = ctypes.addressof(ctypes.c_char.from_buffer(region))
-        assert libc.mprotect(start + PAGE, PAGE, 0) == 0  # PROT_NONE after the array
-        arr = np.frombuffer(region, np.float32, count=n, offset=PAGE - 4 * n)
-        return region, arr
+    from guard_page import at_page_end
 
     with transform.PassContext(config=PREDICATE):
         lib = codegen.build(guarded_tail({lanes}), target="llvm")

@@ -113,12 +113,8 @@ class _StripMiner(StmtMutator):
 
     def _vector_length(self, loop: For) -> tuple[int, str]:
         """VL for ``loop`` and where it comes from (for the remark)."""
-        given = (loop.annotations or {}).get(VECTOR_LENGTH)
-        if given is not None:
-            return _checked_vector_length(given, loop, self.func_name), f"{VECTOR_LENGTH}"
-        bits, name = _widest_element(loop.body)
-        vl = max(1, self.register_bits // bits)
-        return vl, f"the target's {self.register_bits}-bit registers / {name}"
+        vl, source = vector_length(loop, self.register_bits, self.func_name)
+        return vl, source if source == VECTOR_LENGTH else f"the target's {source}"
 
     def _needs_strip_mining(self, loop: For, vl: int) -> bool:
         extent = loop.extent
@@ -165,6 +161,22 @@ class _StripMiner(StmtMutator):
         annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
         return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
                    annotations)
+
+
+def vector_length(loop: For, register_bits: int, func_name: str = "main") -> tuple[int, str]:
+    """VL for ``loop`` and where it comes from: its ``tir.vector_length`` annotation
+    (``"tir.vector_length"``), else ``register_bits`` over the widest element its body
+    loads or stores (``"512-bit registers / float32"``). ``VectorizeReductions`` sizes
+    its accumulators by the same rule.
+
+    Raises:
+        ValueError: an annotation that is not a positive power of two.
+    """
+    given = (loop.annotations or {}).get(VECTOR_LENGTH)
+    if given is not None:
+        return _checked_vector_length(given, loop, func_name), VECTOR_LENGTH
+    bits, name = _widest_element(loop.body)
+    return max(1, register_bits // bits), f"{register_bits}-bit registers / {name}"
 
 
 def _checked_vector_length(value: Any, loop: For, func_name: str) -> int:
@@ -242,7 +254,7 @@ def set_vector_width_resolver(resolve: Callable[[str], int]) -> None:
     _vector_width_of = resolve
 
 
-def _register_bits(func: PrimFunc) -> int:
+def register_bits(func: PrimFunc) -> int:
     """The widest vector register of the function's target, else of the entered
     ``codegen.Target``, else of the host."""
     if _vector_width_of is None:
@@ -256,7 +268,7 @@ def _register_bits(func: PrimFunc) -> int:
 
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:
     """``func`` with its vectorized loops strip-mined (see the module docstring)."""
-    body = _StripMiner(name, _register_bits(func))(func.body)
+    body = _StripMiner(name, register_bits(func))(func.body)
     return func if body is func.body else func.with_body(body)
 
 
@@ -276,4 +288,11 @@ def StripMineVectorLoops() -> PrimFuncPass:
     return prim_func_pass(transform_function, opt_level=0, name="tir.StripMineVectorLoops")
 
 
-__all__ = ["MAX_VECTORS", "VECTOR_LENGTH", "StripMineVectorLoops", "strip_mine_function"]
+__all__ = [
+    "MAX_VECTORS",
+    "VECTOR_LENGTH",
+    "StripMineVectorLoops",
+    "register_bits",
+    "strip_mine_function",
+    "vector_length",
+]

@@ -81,7 +81,7 @@ from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, S
 from .pass_base import PrimFuncPass, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
-from .strip_mine import VECTOR_LENGTH, _checked_vector_length, _register_bits, _widest_element
+from .strip_mine import VECTOR_LENGTH, register_bits, vector_length
 from .vectorize.loop_vectorizer import STRIP_MINED
 from .vectorize.reduction import (
     FirstMatch,
@@ -115,7 +115,7 @@ class _ReductionRewriter(StmtMutator):
             return self.generic_visit(loop)
         reductions, refused = find_reductions(loop)
         search, why_not = (None, None) if reductions or refused else find_search(loop)
-        vl, why = self._vector_length(loop)
+        vl, why = vector_length(loop, self.register_bits, self.func_name)
         for r in refused:
             self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
         if why_not:
@@ -127,7 +127,7 @@ class _ReductionRewriter(StmtMutator):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
         if isinstance(count, IntImm) and count.value < vl:
             return loop  # no full vector: VectorizeLoop keeps it serial and says why
-        if search is not None:  # a compare and selects per step: 2 chains suffice
+        if search is not None:  # 4 chains of compare-and-selects in flight
             kind = _FirstMatchPlan if isinstance(search, FirstMatch) else _SearchPlan
             found = kind(loop, search, vl, count, self._cap(4, count, vl))
             self._remark(loop, vl, VECTORIZED, found.reason(why))
@@ -136,14 +136,6 @@ class _ReductionRewriter(StmtMutator):
         ordered = self.ordered and any(r.is_float for r in reductions)
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
         return plan.ordered() if ordered else plan.reassociated()
-
-    def _vector_length(self, loop: For) -> tuple[int, str]:
-        """``StripMineVectorLoops``'s VL for ``loop`` and where it comes from."""
-        given = (loop.annotations or {}).get(VECTOR_LENGTH)
-        if given is not None:
-            return _checked_vector_length(given, loop, self.func_name), VECTOR_LENGTH
-        bits, name = _widest_element(loop.body)
-        return max(1, self.register_bits // bits), f"{self.register_bits}-bit registers / {name}"
 
     def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
         """K: independent accumulators to hide the latency of one OP, at most what n fills."""
@@ -509,7 +501,7 @@ def _reason(plan: _Plan, why: str, ordered: bool) -> str:
 
 def vectorize_reductions(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
     """``func`` with the reductions of its vectorized loops rewritten (see the module doc)."""
-    body = _ReductionRewriter(name, _register_bits(func), ordered)(func.body)
+    body = _ReductionRewriter(name, register_bits(func), ordered)(func.body)
     return func if body is func.body else func.with_body(body)
 
 

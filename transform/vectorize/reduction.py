@@ -73,6 +73,8 @@ from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
+from .remarks import loop_remark_text
+
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
 _KINDS: dict = {
     Add: "add", Mul: "mul", Min: "min", Max: "max", And: "and", Or: "or",
@@ -145,8 +147,8 @@ class ReductionRemark:
     reason: str = ""
 
     def __str__(self) -> str:
-        text = f"{self.func_name}: loop {self.loop_var} ({self.lanes} lanes): {self.outcome}"
-        return f"{text}: {self.reason}" if self.reason else text
+        return loop_remark_text(self.func_name, self.loop_var, self.lanes, self.outcome,
+                                self.reason)
 
     def __repr__(self) -> str:
         return repr(str(self))

@@ -33,6 +33,13 @@ class VectorizeError(ValueError):
         super().__init__(f"{where}cannot vectorize loop {loop_var}: {reason}")
 
 
+def loop_remark_text(func_name: str, loop_var: str, lanes: int, outcome: str,
+                     reason: str = "") -> str:
+    """``main: loop j (4 lanes): outcome: reason``, the line every per-loop remark prints."""
+    text = f"{func_name}: loop {loop_var} ({lanes} lanes): {outcome}"
+    return f"{text}: {reason}" if reason else text
+
+
 @attrs.frozen(repr=False)
 class VectorizeRemark:
     """What happened to one vectorized loop: ``outcome`` is vectorized / predicated /
@@ -45,8 +52,8 @@ class VectorizeRemark:
     reason: str = ""
 
     def __str__(self) -> str:
-        text = f"{self.func_name}: loop {self.loop_var} ({self.lanes} lanes): {self.outcome}"
-        return f"{text}: {self.reason}" if self.reason else text
+        return loop_remark_text(self.func_name, self.loop_var, self.lanes, self.outcome,
+                                self.reason)
 
     def __repr__(self) -> str:
         # Printed IR shows the remark as the sentence a user reads.

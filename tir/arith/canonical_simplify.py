@@ -31,8 +31,8 @@ from ..expr import (
 )
 from ..functor import ExprMutator, ExprVisitor
 from ..node import init_fields
-from .rewrite_rules import floor_quotient
 from .rewrite_simplify import index_like
+from .rule_helpers import floor_quotient
 
 
 class _Unrepresentable(Exception):

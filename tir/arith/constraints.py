@@ -19,8 +19,8 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..functor import post_order_visit
 from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
+from ..functor import post_order_visit
 from . import modular_set
 from .const_int_bound import wraps
 from .facts import intersect

@@ -1,0 +1,35 @@
+"""TVM v0.16's rewrite-simplifier tests, every row, against ``Analyzer.rewrite_simplify``."""
+
+from __future__ import annotations
+
+import pytest
+
+from .tvm_port.known_failures import REWRITE
+from .tvm_port.run_rewrite import ROWS, outcome
+
+#: The issue's bar: at least this share of TVM's rows pass.
+PASS_RATE = 0.95
+
+
+def _params():
+    for ident, make, ext in ROWS:
+        marks = ()
+        if ident in REWRITE:
+            marks = pytest.mark.xfail(reason=REWRITE[ident], strict=True)
+        yield pytest.param(make, ext, id=ident, marks=marks)
+
+
+@pytest.mark.parametrize("make, extension", _params())
+def test_tvm_rewrite_row(make, extension):
+    problem = outcome(make, extension)
+    assert problem is None, problem
+
+
+def test_known_failures_are_rows():
+    ids = {ident for ident, _, _ in ROWS}
+    assert set(REWRITE) <= ids, sorted(set(REWRITE) - ids)
+
+
+def test_pass_rate():
+    assert 1 - len(REWRITE) / len(ROWS) >= PASS_RATE, (
+        f"{len(ROWS) - len(REWRITE)} of {len(ROWS)} TVM rewrite rows pass")

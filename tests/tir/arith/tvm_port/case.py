@@ -1,0 +1,57 @@
+"""One ported row: an input, what TVM expects for it, and the facts it assumes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tir
+
+
+class TestCase:
+    """TVM's ``TestCase(before, expected, preconditions)``.
+
+    ``expected`` is an expression, a Python number, or an exception class the
+    simplifier must raise. ``preconditions`` is None, a condition, or a list
+    of conditions that all hold.
+    """
+
+    __test__ = False   # not a pytest class
+
+    def __init__(self, before: Any, expected: Any, preconditions: Any = None) -> None:
+        self.before = before
+        self.expected = expected
+        self.preconditions = preconditions
+
+    @property
+    def constraint(self) -> Any:
+        if self.preconditions is None:
+            return None
+        if isinstance(self.preconditions, (list, tuple)):
+            return tir.all(*self.preconditions)
+        return self.preconditions
+
+    @property
+    def raises(self) -> bool:
+        return isinstance(self.expected, type) and issubclass(self.expected, Exception)
+
+
+Case = TestCase
+
+
+def rows(classes) -> list[tuple[str, Any, Any]]:
+    """``(id, make_row, extra)`` for every row of every ported class, ids ``Class-k``."""
+    out = []
+    for name, build, extra in classes:
+        try:
+            makers = build()
+        except Exception as err:  # the class body itself uses what we lack
+            makers = [_raiser(err)]
+        for k, make in enumerate(makers):
+            out.append((f"{name}-{k}", make, extra))
+    return out
+
+
+def _raiser(err: Exception):
+    def make():
+        raise err
+    return make

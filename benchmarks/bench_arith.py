@@ -10,15 +10,29 @@ index is simplified with the loop ranges bound; the median of 3 runs is
 reported. A second figure uses a fresh Analyzer per expression (on 2,000 of
 them), so nothing is reused across statements: the cold per-expression cost.
 
+A third table times the passes that lean on the analyzer, on the kernels of
+``bench_kernels.py`` plus a bound-checked copy of each: ``codegen.lower``
+with ``PassTimingInstrument``, median of 5, milliseconds per pass summed over
+the kernels (Simplify, VectorizeLoop, InstrumentBoundCheckers, the rest).
+
 Run: ``.venv/bin/python benchmarks/bench_arith.py``
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_kernels  # the kernels whose lowering we time
+
+import codegen
 import tir
+import transform
 from tir import arith, floordiv, floormod
 
 STATEMENTS = 10_000
@@ -101,12 +115,54 @@ def _report(label: str, count: int, times: list) -> None:
           f"= {count / med:,.0f} expressions/s (runs {runs})")
 
 
+PASS_RUNS = 5
+PASSES_SHOWN = ("tir.Simplify", "tir.VectorizeLoop", "tir.InstrumentBoundCheckers")
+
+
+def _kernels() -> list:
+    """The benchmark kernels at small sizes (lowering time does not depend on n)."""
+    return [bench_kernels.tir_vector_add(4096), bench_kernels.tir_saxpy(4099),
+            bench_kernels.tir_relu(4096), bench_kernels.tir_gather(4096),
+            bench_kernels.tir_sum(4096), bench_kernels.tir_matmul(64),
+            bench_kernels.tir_conv(34)]
+
+
+def pass_times() -> dict:
+    """Each pass's seconds summed over the kernels, checked and not; median of PASS_RUNS."""
+    funcs = _kernels()
+    runs = []
+    for _ in range(PASS_RUNS):
+        total: dict = {}
+        for checks in (False, True):
+            timing = transform.PassTimingInstrument()
+            config = {"tir.instrument_bound_checkers": checks}
+            with transform.PassContext(config=config, instruments=[timing]):
+                for f in funcs:
+                    codegen.lower(f)
+            for name, sec in timing.timings.items():
+                total[name] = total.get(name, 0.0) + sec
+        runs.append(total)
+    names = {n for r in runs for n in r}
+    return {n: statistics.median(r.get(n, 0.0) for r in runs) for n in names}
+
+
+def _report_passes(times: dict) -> None:
+    shown = {n: times.get(n, 0.0) for n in PASSES_SHOWN}
+    rest = sum(t for n, t in times.items() if n not in PASSES_SHOWN and n.startswith("tir."))
+    print(f"lowering {len(_kernels())} kernels x (unchecked, bound-checked), "
+          f"median of {PASS_RUNS}, ms:")
+    for name, t in shown.items():
+        print(f"  {name:30s} {1000 * t:8.1f}")
+    print(f"  {'other passes':30s} {1000 * rest:8.1f}")
+
+
 def main() -> None:
     stmt, _ = build_program()
     loops, indices = collect(stmt)
     _report("one analyzer", len(indices), [run_once(loops, indices) for _ in range(3)])
     cold = indices[:2000]
     _report("fresh analyzer per expression", len(cold), [run_cold(loops, cold) for _ in range(3)])
+    _report_passes(pass_times())
 
 
 if __name__ == "__main__":

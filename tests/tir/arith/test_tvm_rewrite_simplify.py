@@ -11,12 +11,14 @@ from .tvm_port.run_rewrite import ROWS, outcome
 PASS_RATE = 0.95
 
 
-def _params():
-    for ident, make, ext in ROWS:
-        marks = ()
-        if ident in REWRITE:
-            marks = pytest.mark.xfail(reason=REWRITE[ident], strict=True)
-        yield pytest.param(make, ext, id=ident, marks=marks)
+def _params() -> list:
+    return [pytest.param(make, ext, id=ident, marks=_marks(ident)) for ident, make, ext in ROWS]
+
+
+def _marks(ident: str) -> tuple:
+    if ident in REWRITE:
+        return (pytest.mark.xfail(reason=REWRITE[ident], strict=True),)
+    return ()
 
 
 @pytest.mark.parametrize("make, extension", _params())

@@ -85,6 +85,16 @@ class Analyzer:
         with deep_recursion():
             return self.canonicalizer(e)
 
+    def int_set(self, e: Any, dom_map: Any = None) -> Any:
+        """The ``IntervalSet`` of ``e`` with ``dom_map``'s vars (``Var`` -> IntSet or Range)
+        relaxed; without ``dom_map``, the vars with known ranges (see int_set.py)."""
+        from .int_set_eval import as_dom_map, bound_domains, eval_set
+
+        e = _expr(e, "int_set")
+        doms = bound_domains(self) if dom_map is None else as_dom_map(dom_map, "int_set")
+        with deep_recursion():
+            return eval_set(self, e, doms)
+
     def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
         """``e`` simplified: rewrite, then canonical form, then rewrite (``steps`` rounds at most).
 

@@ -50,7 +50,7 @@ from .rules_logic import (
     OR_RULES,
     SELECT_RULES,
 )
-from .rules_min_max import MAX, MIN
+from .rules_min_max import MAX, MAX_RING, MIN, MIN_RING
 
 RULES = {
     Add: ADD + ADD_NO_OVERFLOW, Sub: SUB + SUB_NO_OVERFLOW, Mul: MUL, FloorDiv: FLOORDIV,
@@ -61,7 +61,9 @@ RULES = {
 }
 
 #: The rules for integers that may wrap (8/16-bit, unsigned): ring identities only.
-RING_RULES = {Add: ADD, Sub: SUB, Mul: MUL, Ramp: RAMP_RULES}
+RING_RULES = {
+    Add: ADD, Sub: SUB, Mul: MUL, Ramp: RAMP_RULES, Min: MIN_RING, Max: MAX_RING,
+}
 
 #: Node kinds whose rules run on any dtype (each rule that needs integers checks it).
 ANY_DTYPE_KINDS = frozenset({Not, And, Or, Select, GT, GE})

@@ -11,7 +11,7 @@ is the empty set, ``[neg_inf, pos_inf]`` everything.
 >>> x, y = var("x"), var("y")
 >>> s = Analyzer().int_set(x + y, {x: IntervalSet(0, 10)})
 >>> print(s.min_value, s.max_value)
-y y + 10
+y 10 + y
 
 Soundness: every value the expression takes, for the relaxed vars in their
 domains and any value of the other vars, lies in the set (under the

@@ -232,3 +232,9 @@ def test_region_lower_bound_refuses_a_partial_last_block():
     # (i // 4, i % 4) misses (2, 2) and (2, 3): i stops at 9
     region = [tir.Range.from_min_extent(i // 4, 1), tir.Range.from_min_extent(i % 4, 1)]
     assert arith.estimate_region_lower_bound(region, dom, True) is None
+
+
+def test_docstring_example():
+    import doctest
+
+    assert doctest.testmod(arith.int_set).failed == 0

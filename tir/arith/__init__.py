@@ -9,6 +9,7 @@ and region estimates).
 
 from .analyzer import Analyzer
 from .const_int_bound import ConstIntBound
+from .extensions import Extension
 from .int_set import (
     IntervalSet, IntSet, estimate_region_lower_bound, estimate_region_strict_bound,
     estimate_region_upper_bound,
@@ -16,6 +17,6 @@ from .int_set import (
 from .modular_set import ModularSet
 
 __all__ = [
-    "Analyzer", "ConstIntBound", "IntSet", "IntervalSet", "ModularSet",
+    "Analyzer", "ConstIntBound", "Extension", "IntSet", "IntervalSet", "ModularSet",
     "estimate_region_lower_bound", "estimate_region_strict_bound", "estimate_region_upper_bound",
 ]

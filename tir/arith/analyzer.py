@@ -36,6 +36,7 @@ from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
 from .constraints import add_constraint, as_nonpositive, conjuncts, prove_from_constraints
+from .extensions import Extension
 from .facts import Facts
 from .intern import StructureIds
 from .modular_set import ModularSet, ModularSetAnalyzer
@@ -58,6 +59,19 @@ class Analyzer:
         self.modular_analyzer = ModularSetAnalyzer(self.facts, self.bound_analyzer)
         self.rewriter = RewriteSimplifier(self)
         self.canonicalizer = CanonicalSimplifier(self)
+        self._extensions = Extension.NoExtensions
+
+    @property
+    def enabled_extensions(self) -> Extension:
+        """The rewrite-simplifier extensions in use (see ``extensions.py``)."""
+        return self._extensions
+
+    @enabled_extensions.setter
+    def enabled_extensions(self, flags: Extension) -> None:
+        if not isinstance(flags, Extension):
+            raise TypeError(f"enabled_extensions: expected a tir.arith.Extension, got {flags!r}")
+        self._extensions = flags
+        self.facts.changed()  # results cached without the extension may now simplify further
 
     # ------------------------------------------------------------ analyses
 

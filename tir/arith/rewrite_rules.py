@@ -2,7 +2,7 @@
 
 The rules live one block per node kind, one rule per line
 (``Rule(before, after, when)``): ``rules_add_sub_mul``, ``rules_div_mod``,
-``rules_min_max``, ``rules_logic``; pattern variables and shared conditions
+``rules_min_max``, ``rules_compare``, ``rules_logic``; pattern variables and shared conditions
 in ``rule_helpers``. ``RULES`` serve 32/64-bit signed integers, which index
 arithmetic uses and which TIR assumes never overflow; ``RING_RULES``
 (identities that survive wraparound) serve the other integers;
@@ -23,6 +23,7 @@ from ..expr import (
     NE,
     Add,
     And,
+    Call,
     Div,
     FloorDiv,
     FloorMod,
@@ -37,19 +38,9 @@ from ..expr import (
     Sub,
 )
 from .rules_add_sub_mul import ADD, ADD_NO_OVERFLOW, MUL, RAMP_RULES, SUB, SUB_NO_OVERFLOW
+from .rules_compare import EQ_RULES, GE_RULES, GT_RULES, LE_RULES, LT_RULES, NE_RULES
 from .rules_div_mod import FLOORDIV, FLOORMOD, TRUNCDIV, TRUNCMOD
-from .rules_logic import (
-    AND_RULES,
-    EQ_RULES,
-    GE_RULES,
-    GT_RULES,
-    LE_RULES,
-    LT_RULES,
-    NE_RULES,
-    NOT_RULES,
-    OR_RULES,
-    SELECT_RULES,
-)
+from .rules_logic import AND_RULES, CALL_RULES, NOT_RULES, OR_RULES, SELECT_RULES
 from .rules_min_max import MAX, MAX_RING, MIN, MIN_RING
 
 RULES = {
@@ -57,7 +48,7 @@ RULES = {
     FloorMod: FLOORMOD, Div: TRUNCDIV, Mod: TRUNCMOD, Min: MIN, Max: MAX,
     LT: LT_RULES, LE: LE_RULES, GT: GT_RULES, GE: GE_RULES,
     EQ: EQ_RULES, NE: NE_RULES, Not: NOT_RULES, And: AND_RULES, Or: OR_RULES,
-    Select: SELECT_RULES, Ramp: RAMP_RULES,
+    Select: SELECT_RULES, Ramp: RAMP_RULES, Call: CALL_RULES,
 }
 
 #: The rules for integers that may wrap (8/16-bit, unsigned): ring identities only.
@@ -66,4 +57,4 @@ RING_RULES = {
 }
 
 #: Node kinds whose rules run on any dtype (each rule that needs integers checks it).
-ANY_DTYPE_KINDS = frozenset({Not, And, Or, Select, GT, GE})
+ANY_DTYPE_KINDS = frozenset({Not, And, Or, Select, GT, GE, Call})

@@ -34,6 +34,7 @@ from .const_int_bound import wraps
 from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
 from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
+from .rules_compare import known_bool
 
 #: How many rule applications may nest before the simplifier gives up on a node.
 MAX_DEPTH = 24
@@ -92,7 +93,9 @@ class _Children(ExprMutator):
 
     def visit_var(self, v) -> PrimExpr:
         alias = self.owner.facts.aliases.get(v)
-        return v if alias is None else self.owner.rewrite(alias)
+        if alias is None:
+            return known_bool(self.owner.facts, v) if v.dtype == "bool" else v
+        return self.owner.rewrite(alias)
 
     def visit_select(self, e) -> PrimExpr:
         cond = self.owner.rewrite(e.condition)
@@ -227,6 +230,16 @@ class RewriteSimplifier:
             return self.bounds.interval(self.rewrite(op.sub(a, b)))
         finally:
             self._depth -= 2
+
+    def rewrite_nested(self, e: PrimExpr) -> PrimExpr:
+        """``rewrite(e)`` from inside a rule, counted in the depth limit like a rule's result."""
+        if self._depth >= MAX_DEPTH:
+            return e
+        self._depth += 1
+        try:
+            return self.rewrite(e)
+        finally:
+            self._depth -= 1
 
     def le(self, a: PrimExpr, b: PrimExpr) -> bool:
         """Provably ``a <= b``."""

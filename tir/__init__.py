@@ -8,12 +8,12 @@ from . import dtype as _dtype_mod
 from .buffer import Buffer, decl_buffer
 from .dtype import DataType
 from .expr import (
-    EQ, GE, GT, LE, LT, NE, Add, And, BinaryOpNode, Broadcast, BufferLoad, Call, Cast,
+    EQ, GE, GT, LE, LT, NE, Add, And, Any, BinaryOpNode, Broadcast, BufferLoad, Call, Cast,
     CmpOpNode, Div, FloatImm, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or,
     PrimExpr, Ramp, Select, Shuffle, SizeVar, StringImm, Sub, Var,
 )
 from .function import IRModule, PrimFunc
-from .node import Node
+from .node import Node, TVMError
 from .range import Range
 from .op import (
     abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
@@ -31,7 +31,9 @@ from . import arith  # noqa: E402
 from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
-from .structural import assert_structural_equal, structural_equal, structural_hash  # noqa: E402
+from .structural import (  # noqa: E402
+    assert_structural_equal, get_first_structural_mismatch, structural_equal, structural_hash,
+)
 
 import sys as _sys  # noqa: E402
 

@@ -15,8 +15,9 @@ TVM's type promotion and constant folding; see ``tir.op``.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
-from typing import Any
+import typing
 
 import attrs
 
@@ -29,6 +30,13 @@ from .node import (
     exprs_field,
     node,
 )
+
+
+class ExprTruthError(TypeError, ValueError):
+    """``bool()`` of an expression whose value is not known before the program runs.
+
+    A ``TypeError`` for Python code, and a ``ValueError`` as TVM raises there.
+    """
 
 
 class PrimExpr(Node):
@@ -125,18 +133,26 @@ class PrimExpr(Node):
         return _op.shift_right(self, other)
 
     def __bool__(self):
-        raise TypeError(
+        raise ExprTruthError(
             f"cannot use the truth value of the TIR expression {self!s}: it is not known "
             "until the program runs; use tir.all / tir.any to combine conditions, or "
             "tir.Select / ib.if_scope to branch on one"
         )
 
-    def astype(self, dtype: str) -> "PrimExpr":
+    def astype(self, dtype: str, span: None = None) -> "PrimExpr":
         """This expression cast to ``dtype`` (no node if already of it)."""
         return _op.cast(dtype, self)
 
+    def equal(self, other: typing.Any, span: None = None) -> "PrimExpr":
+        """``self == other`` as a folded ``EQ`` expression (TVM's ``ExprOp.equal``).
 
-def _check_dtype(value: Any, owner: str, field: str) -> str:
+        Unlike the ``==`` operator, constants fold: ``const(1).equal(1)`` is ``T.bool(True)``.
+        ``span`` is accepted for TVM compatibility and ignored.
+        """
+        return _op.equal(self, other)
+
+
+def _check_dtype(value: typing.Any, owner: str, field: str) -> str:
     try:
         return dt.canonical(str(value))
     except ValueError as err:
@@ -146,13 +162,27 @@ def _check_dtype(value: Any, owner: str, field: str) -> str:
 # ---------------------------------------------------------------- leaves
 
 
+# Var hashes: distinct for every Var ever made, even when CPython reuses a freed Var's
+# address, and spread over 64 bits so that they do not meet IntImm hashes (the values).
+_VAR_HASHES = map(hash, zip(itertools.repeat("tir.Var"), itertools.count()))
+
+
 @node
 class Var(PrimExpr):
-    """A variable. ``type_annotation`` is the element dtype a handle points to."""
+    """A variable. ``type_annotation`` is the element dtype a handle points to.
+
+    Hashed by identity as TVM's objects are (two ``var("x")`` are two keys);
+    ``tir.structural_hash`` hashes it by structure.
+    """
 
     name: str = attrs.field(default="v")
     dtype: str = attrs.field(default="int32")
     type_annotation: str | None = attrs.field(default=None)
+    _hash: int = attrs.field(init=False, factory=_VAR_HASHES.__next__,
+                             metadata={"structural": False})
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __attrs_post_init__(self):
         if not isinstance(self.name, str):
@@ -167,7 +197,12 @@ class SizeVar(Var):
 
 @node
 class IntImm(PrimExpr):
-    """An integer (or bool) constant."""
+    """An integer (or bool) constant.
+
+    As in TVM, it acts as its value: ``==`` and ``!=`` fold against other constants
+    (``bool(const(0) == 0)`` is True), ``bool()`` and ``int()`` give the value, and
+    the hash is the value.
+    """
 
     dtype: str
     value: int
@@ -192,6 +227,22 @@ class IntImm(PrimExpr):
     def __index__(self) -> int:
         return self.value
 
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __bool__(self) -> bool:
+        return self.value != 0
+
+    def __eq__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return _op.equal(self, other)
+
+    def __ne__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return _op.not_equal(self, other)
+
 
 @node
 class FloatImm(PrimExpr):
@@ -215,7 +266,7 @@ class FloatImm(PrimExpr):
 
 
 @functools.lru_cache(maxsize=None)
-def _int_imm_range(dtype: Any) -> tuple[str, int, int]:
+def _int_imm_range(dtype: typing.Any) -> tuple[str, int, int]:
     """Canonical dtype and value range of an IntImm dtype (cached: constants are hot)."""
     dtype = _check_dtype(dtype, "IntImm", "dtype")
     t = dt.DataType(dtype)
@@ -245,10 +296,31 @@ class StringImm(PrimExpr):
             raise TypeError(f"StringImm: value must be a str, got {type(self.value).__name__}")
 
 
+@node
+class Any(PrimExpr):
+    """An unknown int32 value, such as a dimension known only at run time (TVM's ``tir.Any``).
+
+    Every ``Any()`` stands for its own unknown: the simplifier keeps ``a - b`` of two
+    of them (``_token`` tells them apart), while ``structural_equal`` finds any two
+    equal, as TVM's does.
+    """
+
+    dtype: str = attrs.field(init=False, default="int32")
+    _token: int = attrs.field(factory=itertools.count().__next__, kw_only=True,
+                              metadata={"structural": False})
+
+
 # ---------------------------------------------------------------- operand checks
 
 
-def _expr_of(value: Any, owner: str, field: str, like: PrimExpr | None = None) -> PrimExpr:
+def _is_operand(value: typing.Any) -> bool:
+    """``value`` can meet an expression in ``==``: an expression, a number or a NumPy scalar."""
+    return isinstance(value, (PrimExpr, bool, int, float)) or hasattr(value, "item")
+
+
+def _expr_of(
+    value: typing.Any, owner: str, field: str, like: PrimExpr | None = None
+) -> PrimExpr:
     """``value`` as an expression; a Python number takes ``like``'s element type."""
     if isinstance(value, PrimExpr):
         return value
@@ -258,7 +330,7 @@ def _expr_of(value: Any, owner: str, field: str, like: PrimExpr | None = None) -
     raise TypeError(f"{owner}: {field} must be a PrimExpr or a number, got {type(value).__name__}")
 
 
-def _number_dtype(value: Any, hint: str | None) -> str | None:
+def _number_dtype(value: typing.Any, hint: str | None) -> str | None:
     if hint is None or hint == "handle":
         return None
     if isinstance(value, float) and not isinstance(value, bool) and not hint.startswith("float"):
@@ -266,7 +338,7 @@ def _number_dtype(value: Any, hint: str | None) -> str | None:
     return hint
 
 
-def _pair(a: Any, b: Any, owner: str) -> tuple[PrimExpr, PrimExpr]:
+def _pair(a: typing.Any, b: typing.Any, owner: str) -> tuple[PrimExpr, PrimExpr]:
     a = _expr_of(a, owner, "a", b if isinstance(b, PrimExpr) else None)
     b = _expr_of(b, owner, "b", a)
     return a, b
@@ -530,7 +602,7 @@ class BufferLoad(PrimExpr):
     ``predicate`` (a bool vector) masks the lanes: masked-off lanes are not read.
     """
 
-    buffer: Any = buffer_field()
+    buffer: typing.Any = buffer_field()
     indices: tuple = exprs_field()
     predicate: PrimExpr | None = expr_field(default=None)
     dtype: str = attrs.field(init=False, default="")
@@ -543,7 +615,7 @@ class BufferLoad(PrimExpr):
         object.__setattr__(self, "dtype", dtype)
 
 
-def _check_access(owner: str, buffer: Any, indices: tuple) -> tuple:
+def _check_access(owner: str, buffer: typing.Any, indices: tuple) -> tuple:
     if not isinstance(buffer, Buffer):
         raise TypeError(f"{owner}: buffer must be a tir.Buffer, got {type(buffer).__name__}")
     indices = tuple(_expr_of(i, owner, "index") for i in indices)
@@ -567,7 +639,7 @@ def _index_kind(dtype: str) -> tuple[bool, bool]:
     return t.is_integer, t.is_vector
 
 
-def access_dtype(buffer: Any, indices: tuple) -> str:
+def access_dtype(buffer: typing.Any, indices: tuple) -> str:
     """The dtype of ``buffer[indices]``: lanes of the last index times the buffer's."""
     if not indices:
         return buffer.dtype
@@ -583,7 +655,7 @@ def _access_dtype(buffer_dtype: str, index_dtype: str) -> str:
     return str(buf_t.with_lanes(index_t.lanes * buf_t.lanes))
 
 
-def _check_predicate(owner: str, predicate: Any, value_dtype: str) -> None:
+def _check_predicate(owner: str, predicate: typing.Any, value_dtype: str) -> None:
     if predicate is None:
         return
     if not isinstance(predicate, PrimExpr):
@@ -601,7 +673,7 @@ from . import op as _op  # noqa: E402  (operators on PrimExpr call into tir.op)
 from .buffer import Buffer  # noqa: E402
 
 __all__ = [
-    "PrimExpr", "Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "BinaryOpNode",
+    "PrimExpr", "Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "Any", "BinaryOpNode",
     "CmpOpNode", "Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max",
     "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or", "Not", "Select", "Cast", "Ramp",
     "Broadcast", "Shuffle", "Let", "Call", "BufferLoad", "BUFFER", "scalable_factor",

@@ -27,6 +27,18 @@ EXPR, STMT, EXPRS, STMTS, BUFFER, DATA = "expr", "stmt", "exprs", "stmts", "buff
 node = attrs.frozen(eq=False, repr=False)
 
 
+class TVMError(RuntimeError):
+    """Base of the errors tirlite raises where TVM raises ``tvm.error.TVMError``.
+
+    Catching ``tir.TVMError`` works as in a ported TVM test; each subclass also
+    derives from the builtin exception Python code would expect.
+    """
+
+
+class DivideByZeroError(TVMError, ZeroDivisionError):
+    """A division or modulo whose divisor is the constant zero (TVM: "Divide by zero")."""
+
+
 class Node:
     """Common base of expressions, statements, buffers and functions."""
 

@@ -52,12 +52,14 @@ from .expr import (
     Sub,
     Var,
 )
+from .node import DivideByZeroError
 from .op_fold import float_floordiv as _float_floordiv
 from .op_fold import to_float as _to_float
 from .op_fold import trunc_div as _trunc_div
 from .op_fold import wrap as _wrap
 
 Number = (bool, int, float)
+_FLOAT32_MAX = 3.40282347e38
 _INT_DTYPES = frozenset(f"{kind}{bits}" for kind in ("int", "uint") for bits in (8, 16, 32, 64))
 
 
@@ -65,7 +67,9 @@ _INT_DTYPES = frozenset(f"{kind}{bits}" for kind in ("int", "uint") for bits in 
 
 
 def const(value: Any, dtype: str | None = None) -> PrimExpr:
-    """A constant: int -> int32, float -> float32, bool -> bool by default.
+    """A constant: int -> int32, float -> float32, bool -> bool by default, as in TVM.
+
+    An int outside int32 becomes int64, a float outside float32's range float64.
 
     A vector dtype gives a ``Broadcast`` of the scalar constant.
     """
@@ -75,13 +79,9 @@ def const(value: Any, dtype: str | None = None) -> PrimExpr:
         dtype = dtype or str(value.dtype)
         value = value.item()
     if type(value) is int and (dtype is None or dtype in _INT_DTYPES):  # the common case
-        return IntImm(dtype or "int32", value)
+        return IntImm(dtype or _int_dtype(value), value)
     if dtype is None:
-        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else None
-        if dtype is None and isinstance(value, float):
-            dtype = "float32"
-        if dtype is None:
-            raise TypeError(f"const: cannot make a constant of {type(value).__name__} {value!r}")
+        dtype = _scalar_dtype(value)
     t = dt.DataType(dtype)
     if t.is_vector:
         return Broadcast(const(value, str(t.element_of)), _lanes_arg(t))
@@ -94,6 +94,27 @@ def const(value: Any, dtype: str | None = None) -> PrimExpr:
             raise TypeError(f"const: {value!r} is not an integer, cannot make {dtype}")
         return IntImm(str(t), int(value))
     raise TypeError(f"const: cannot make a constant of dtype {dtype}")
+
+
+def _int_dtype(value: int) -> str:
+    return "int32" if -(2**31) <= value < 2**31 else "int64"
+
+
+def _scalar_dtype(value: Any) -> str:
+    """The dtype TVM infers for a Python number: int32 (int64 if it does not fit), float32
+    (float64 if it is finite and beyond float32's range), bool.
+
+    TVM's range check also sends NaN and the infinities to float64; they are
+    float32 values too, so here they stay float32 like every other float.
+    """
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return _int_dtype(value)
+    if isinstance(value, float):
+        beyond_float32 = math.isfinite(value) and builtins.abs(value) > _FLOAT32_MAX
+        return "float64" if beyond_float32 else "float32"
+    raise TypeError(f"const: cannot make a constant of {type(value).__name__} {value!r}")
 
 
 def _lanes_arg(t: dt.DataType) -> Any:
@@ -303,15 +324,22 @@ def neg(a: PrimExpr) -> PrimExpr:
     return mul(a, const(-1, dt.element_of(a.dtype)))
 
 
-def _check_div(owner: str, b: PrimExpr) -> None:
+def _check_div(owner: str, a: PrimExpr, b: PrimExpr) -> None:
+    """TVM's "Divide by zero" check: an integer divisor that is the constant zero.
+
+    The error is a ``tir.TVMError`` (as TVM raises) and a ``ZeroDivisionError``.
+    """
     if _is_int_like(b) and _value_of(b) == 0:
-        raise ZeroDivisionError(f"{owner}: division by the constant zero")
+        dividend = str(a) if len(str(a)) <= 60 else str(a)[:57] + "..."
+        raise DivideByZeroError(
+            f"{owner}: division by the constant zero (TVM: Divide by zero): {dividend} by {b}"
+        )
 
 
 def truncdiv(a: Any, b: Any) -> PrimExpr:
     """C-style integer division (rounds towards zero); true division on floats."""
     a, b = promote(a, b, "Div")
-    _check_div("truncdiv", b)
+    _check_div("truncdiv", a, b)
     c = _consts(a, b)
     if c is not None:
         if not _is_int_like(a):
@@ -329,7 +357,7 @@ def _float_div(a: PrimExpr, x: float, y: float) -> PrimExpr:
 def truncmod(a: Any, b: Any) -> PrimExpr:
     """C-style remainder (the sign of ``a``)."""
     a, b = promote(a, b, "Mod")
-    _check_div("truncmod", b)
+    _check_div("truncmod", a, b)
     c = _consts(a, b)
     if c is not None and _is_int_like(a):
         return _make_const(a.dtype, c[0] - _trunc_div(*c) * c[1])
@@ -341,7 +369,7 @@ def truncmod(a: Any, b: Any) -> PrimExpr:
 def floordiv(a: Any, b: Any) -> PrimExpr:
     """Integer division rounding towards negative infinity (``a // b``)."""
     a, b = promote(a, b, "FloorDiv")
-    _check_div("floordiv", b)
+    _check_div("floordiv", a, b)
     c = _consts(a, b)
     if c is not None and _is_int_like(a):
         return _make_const(a.dtype, c[0] // c[1])
@@ -355,7 +383,7 @@ def floordiv(a: Any, b: Any) -> PrimExpr:
 def floormod(a: Any, b: Any) -> PrimExpr:
     """The remainder of ``floordiv`` (the sign of ``b``; ``a % b``)."""
     a, b = promote(a, b, "FloorMod")
-    _check_div("floormod", b)
+    _check_div("floormod", a, b)
     c = _consts(a, b)
     if c is not None and _is_int_like(a):
         return _make_const(a.dtype, c[0] % c[1])

@@ -365,6 +365,9 @@ class _Printer(StmtExprVisitor):
     def visit_string_imm(self, e: Any) -> None:
         self.out.append(quote(e.value))
 
+    def visit_any(self, e: Any) -> None:
+        self.out.append("T.Any()")
+
     def visit_binary_op_node(self, e: Any) -> None:
         self.infix(e, *_INFIX[type(e)])
 

@@ -37,6 +37,7 @@ from .expr import Var
 from .function import IRModule, PrimFunc
 from .functor import deep_recursion
 from .node import BUFFER, DATA, EXPR, EXPRS, STMT, STMTS, Node
+from .op import const
 
 _PLAIN = frozenset((str, int, bool, type(None)))
 # Fields that name things for people only; they take no part in the structure.
@@ -59,6 +60,8 @@ def _plan(cls: type) -> tuple:
         fields = []
         for f in attrs.fields(cls) if attrs.has(cls) else ():
             if f.name in _IGNORED and role in ("var", "buffer"):
+                continue
+            if f.metadata.get("structural", True) is False:  # identity, not structure
                 continue
             fields.append((f.name, f.metadata.get("kind", DATA), f.metadata.get("binds", False)))
         token = hash(f"{cls.__module__}.{cls.__qualname__}")
@@ -90,8 +93,15 @@ class _Equal:
         self.rvars: dict[int, Var] = {}  # id(right var) -> left var
         self.lbufs: dict[int, Buffer] = {}
         self.rbufs: dict[int, Buffer] = {}
-        self.path: list[str] = []  # innermost first, filled while unwinding a mismatch
+        # (lhs step, rhs step), innermost first, filled while unwinding a mismatch
+        self.path: list[tuple[Any, Any]] = []
         self.mismatch: tuple[Any, Any, str] | None = None
+        self.field: str | None = None  # the data field that differs, when the mismatch is one
+
+    def at(self, step: Any, rhs_step: Any = None) -> bool:
+        """Record one step of the mismatch's path (the same on both sides unless given)."""
+        self.path.append((step, step if rhs_step is None else rhs_step))
+        return False
 
     def fail(self, lhs: Any, rhs: Any, reason: str) -> bool:
         if self.mismatch is None:
@@ -125,10 +135,11 @@ class _Equal:
             elif plain_equal(a, b):
                 continue
             else:  # report the node, which prints better than the bare values
+                if self.mismatch is None:
+                    self.field = name
                 return self.fail(lhs, rhs, f"{name} differs: {a!r} vs {b!r}")
             if not ok:
-                self.path.append(name)
-                return False
+                return self.at(name)
         return True
 
     def items(self, lhs: tuple, rhs: tuple) -> bool:
@@ -137,8 +148,7 @@ class _Equal:
         node = self.node
         for i in range(len(lhs)):
             if not node(lhs[i], rhs[i]):
-                self.path.append(f"[{i}]")
-                return False
+                return self.at(i)
         return True
 
     def data(self, lhs: Any, rhs: Any) -> bool:
@@ -158,8 +168,7 @@ class _Equal:
             return self.fail(dict(lhs), dict(rhs), "keys differ")
         for key in _sorted_keys(lhs):
             if not self.data(lhs[key], rhs[key]):
-                self.path.append(f"[{key!r}]")
-                return False
+                return self.at((key,))
         return True
 
     def data_items(self, lhs: Any, rhs: Any) -> bool:
@@ -167,8 +176,7 @@ class _Equal:
             return self.fail(lhs, rhs, f"lengths differ: {len(lhs)} vs {len(rhs)}")
         for i, (a, b) in enumerate(zip(lhs, rhs)):
             if not self.data(a, b):
-                self.path.append(f"[{i}]")
-                return False
+                return self.at(i)
         return True
 
     # ------------------------------------------------------------ variables
@@ -229,24 +237,20 @@ class _Equal:
     def buffer_def(self, lhs: Buffer, rhs: Buffer) -> bool:
         """A ``buffer_map`` entry defines its data var and the new vars of its shape."""
         if not self.var_def(lhs.data, rhs.data):
-            self.path.append("data")
-            return False
+            return self.at("data")
         for name in ("shape", "strides"):
             a, b = getattr(lhs, name), getattr(rhs, name)
             if len(a) == len(b) and not self.define_new_vars(a, b):
-                self.path.append(name)
-                return False
+                return self.at(name)
         if not self.define_new_vars((lhs.elem_offset,), (rhs.elem_offset,)):
-            self.path.append("elem_offset")
-            return False
+            return self.at("elem_offset")
         return self.buffer(lhs, rhs)
 
     def define_new_vars(self, lhs: tuple, rhs: tuple) -> bool:
         for i, (a, b) in enumerate(zip(lhs, rhs)):
             fresh = id(a) not in self.lvars and id(b) not in self.rvars
             if isinstance(a, Var) and isinstance(b, Var) and fresh and not self.var_def(a, b):
-                self.path.append(f"[{i}]")
-                return False
+                return self.at(i)
         return True
 
     def prim_func(self, lhs: PrimFunc, rhs: PrimFunc) -> bool:
@@ -262,22 +266,21 @@ class _Equal:
             else:
                 ok = self.buffer_def(abuf, bbuf)
             if not ok:
-                self.path += [f"[{a.name}]", "buffer_map"]
-                return False
+                self.at((a,), (b,))
+                return self.at("buffer_map")
         for name, compare in (("body", self.node), ("ret_type", self.data), ("attrs", self.data)):
             if not compare(getattr(lhs, name), getattr(rhs, name)):
-                self.path.append(name)
-                return False
+                return self.at(name)
         return True
 
     def items_with(self, lhs: tuple, rhs: tuple, compare: Any, name: str) -> bool:
         if len(lhs) != len(rhs):
-            self.path.append(name)
+            self.at(name)
             return self.fail(lhs, rhs, f"lengths differ: {len(lhs)} vs {len(rhs)}")
         for i in range(len(lhs)):
             if not compare(lhs[i], rhs[i]):
-                self.path += [f"[{i}]", name]
-                return False
+                self.at(i)
+                return self.at(name)
         return True
 
     def module(self, lhs: IRModule, rhs: IRModule) -> bool:
@@ -287,11 +290,10 @@ class _Equal:
                              "function names differ")
         for name in sorted(lhs.functions):
             if not self.prim_func(lhs.functions[name], rhs.functions[name]):
-                self.path.append(f"functions[{name!r}]")
-                return False
+                self.at((name,))
+                return self.at("functions")
         if not self.data(lhs.attrs, rhs.attrs):
-            self.path.append("attrs")
-            return False
+            return self.at("attrs")
         return True
 
     def opaque(self, lhs: Any, rhs: Any) -> bool:
@@ -436,10 +438,12 @@ def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
 
     Bound variables correspond by position; free variables must be the same
     object unless ``map_free_vars`` is true. Works on expressions, statements,
-    buffers, ``PrimFunc`` and ``IRModule``.
+    buffers, ``PrimFunc`` and ``IRModule``; Python numbers are converted first as
+    TVM's ``convert`` does (``structural_equal(x - x, 0)``).
     """
     if lhs is rhs:
         return True
+    lhs, rhs = convert_numbers(lhs), convert_numbers(rhs)
     with deep_recursion():
         return _Equal(map_free_vars).data(lhs, rhs)
 
@@ -454,7 +458,7 @@ def structural_hash(node: Any, map_free_vars: bool = False) -> int:
     """
     del map_free_vars  # free variables already hash by position
     with deep_recursion():
-        return _Hasher().data(node)
+        return _Hasher().data(convert_numbers(node))
 
 
 def structural_digest(node: Any, with_names: bool = False) -> str:
@@ -484,11 +488,12 @@ def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> 
     """
     if lhs is rhs:
         return
+    lhs, rhs = convert_numbers(lhs), convert_numbers(rhs)
     eq = _Equal(map_free_vars)
     with deep_recursion():
         if eq.data(lhs, rhs):
             return
-        path = _path_text(eq.path)
+        path = _path_text(step for step, _ in reversed(eq.path))
     a, b, reason = eq.mismatch or (lhs, rhs, "values differ")
     raise ValueError(
         f"structural mismatch at {path}: {reason}\n"
@@ -496,12 +501,86 @@ def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> 
     )
 
 
-def _path_text(pieces: list[str]) -> str:
-    """``['b', 'value', '[3]', 'seq']`` (innermost first) -> ``seq[3].value.b``."""
+def get_first_structural_mismatch(
+    lhs: Any, rhs: Any, map_free_vars: bool = False
+) -> tuple[ObjectPath, ObjectPath] | None:
+    """None when ``lhs`` and ``rhs`` are structurally equal, else the paths to where they differ.
+
+    A path is an ``ObjectPath``: a tuple of steps from the root, each an attribute
+    name (``"b"``), a position in a sequence (``3``) or a one-element tuple holding a
+    mapping key (``("global_symbol",)``). The two paths are the same except where
+    the sides name a place differently (the keys of a ``buffer_map``). Where two
+    sequences differ in length, the paths name the sequences.
+
+    >>> x = Var("x")
+    >>> get_first_structural_mismatch(x + 1, x + 2)
+    (('b', 'value'), ('b', 'value'))
+    >>> str(get_first_structural_mismatch(x + 1, x + 2)[0])
+    '<root>.b.value'
+    """
+    if lhs is rhs:
+        return None
+    lhs, rhs = convert_numbers(lhs), convert_numbers(rhs)
+    eq = _Equal(map_free_vars)
+    with deep_recursion():
+        if eq.data(lhs, rhs):
+            return None
+    steps = eq.path[::-1] + ([(eq.field, eq.field)] if eq.field else [])
+    return ObjectPath(a for a, _ in steps), ObjectPath(b for _, b in steps)
+
+
+class ObjectPath(tuple):
+    """Steps from the root of a program to one place in it (TVM's ``ObjectPath``).
+
+    A tuple of attribute names, sequence positions and one-element tuples holding
+    mapping keys; ``str()`` writes it as TVM does: ``<root>.body.seq[3].value``.
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        out = "<root>"
+        for step in self:
+            if isinstance(step, int):
+                out += f"[{step}]"
+            elif isinstance(step, tuple):
+                out += f"[{_key_text(step[0])}]"
+            else:
+                out += f".{step}"
+        return out
+
+
+def convert_numbers(value: Any) -> Any:
+    """Python numbers as TIR constants, inside lists and tuples too (TVM's ``convert``).
+
+    An int becomes an int32 ``IntImm`` (int64 if it does not fit), a float a
+    float32 ``FloatImm``, a bool a bool ``IntImm``; anything else is kept.
+    """
+    if isinstance(value, (bool, int, float)):
+        return const(value)
+    if isinstance(value, list):
+        return [convert_numbers(v) for v in value]
+    if type(value) is tuple:
+        return tuple(convert_numbers(v) for v in value)
+    return value
+
+
+def _path_text(steps: Any) -> str:
+    """Steps from the root as the error message writes them: ``seq[3].value.b``."""
     out = ""
-    for piece in reversed(pieces):
-        out += piece if piece.startswith("[") or not out else "." + piece
+    for step in steps:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif isinstance(step, tuple):
+            out += f"[{_key_text(step[0])}]"
+        else:
+            out += f".{step}" if out else step
     return out or "<root>"
+
+
+def _key_text(key: Any) -> str:
+    """A mapping key in a path: a node (a ``buffer_map`` param) by name, data by repr."""
+    return str(key) if isinstance(key, Node) else repr(key)
 
 
 def _show(value: Any, limit: int = 300) -> str:

@@ -177,7 +177,9 @@ def test_eq_truth_value_is_identity():
     assert bool(x == x) and not bool(x == y)  # noqa: PLR0124
     assert bool(x != y) and not bool(x != x)  # noqa: PLR0124
     assert (x == 1).b.value == 1  # the == operator does not fold
-    assert isinstance(tir.const(1) == tir.const(1), tir.EQ)
+    assert isinstance(tir.const(1) == x, tir.EQ)
+    # an IntImm's == folds against a constant, as TVM's IntImm.__eq__ does
+    assert (tir.const(1) == tir.const(1)).dtype == "bool" and bool(tir.const(1) == 1)
 
 
 def test_bool_of_other_expressions_raises_with_hint():

@@ -77,10 +77,8 @@ class _Children(ExprMutator):
         a, b = self.owner.rewrite(e.a), self.owner.rewrite(e.b)
         if a is e.a and b is e.b and not (_is_const(a) or _is_const(b)):
             return e
-        try:
-            return BUILDERS[type(e)](a, b)
-        except ZeroDivisionError:
-            return e if a is e.a and b is e.b else type(e)(a, b)
+        # A constant-zero divisor raises tir.TVMError ("Divide by zero"), as TVM's folding does.
+        return BUILDERS[type(e)](a, b)
 
     visit_add = visit_sub = visit_mul = visit_div = visit_mod = visit_binary
     visit_floor_div = visit_floor_mod = visit_min = visit_max = visit_binary

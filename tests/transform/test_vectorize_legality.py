@@ -382,7 +382,7 @@ def test_dependence_across_an_inner_loop_keeps_the_inner_loop_serial_as_a_whole(
     func = tir.PrimFunc([OUT, B], ib.get())
     [remark] = run_three_ways(func, data(func, np.random.default_rng(4)))
     assert remark.outcome == "partially vectorized"
-    assert "out[j + k] overwrites what out[j + k] writes" in remark.reason
+    assert "out[k + j] overwrites what out[k + j] writes" in remark.reason
     body = transform.VectorizeLoop()(tir.IRModule.from_expr(func))["main"].body
     first, second = body.seq
     assert has_ramp(first) and second.loop_var.name == "j_s" and second.body.loop_var.name == "k"

@@ -94,7 +94,7 @@ class Analyzer:
             return self.rewriter(e)
 
     def canonical_simplify(self, e: Any) -> PrimExpr:
-        """``e`` with integer parts as collected linear forms."""
+        """``e`` with index arithmetic as sums of split terms (TVM's canonical form)."""
         e = _expr(e, "canonical_simplify")
         with deep_recursion():
             return self.canonicalizer(e)

@@ -1,355 +1,586 @@
-"""The canonical simplifier: integer expressions as linear forms ``sum(coeff * atom) + const``.
+"""The canonical simplifier: index arithmetic as sums of split terms (TVM's CanonicalSimplifier).
 
-Like terms are collected across sums (``x*2 + x - 3*x`` is ``0``), products
-by constants distribute, and ``floordiv``/``floormod`` of a linear form by a
-positive constant drop the terms the divisor divides and vanish where the
-bounds or residues decide them. A ``floordiv(X, c) * c`` next to
-``floormod(X, c)`` merges back into ``X``. The result is rebuilt in a stable
-order: atoms sorted by kind and variable names, positive terms first, the
-constant last. Non-linear parts (``x * y``, ``min``, loads) are atoms whose
-operands are simplified the same way.
+Scalar ``int32``/``int64`` ``+ - *``, divisions and moduli by constants, and
+casts between index types are turned into a ``SumExpr`` of ``SplitExpr``
+terms (``canonical_form.py``): like terms collect (``x*2 + x - 3*x`` is 0),
+constant factors distribute, a division or modulus by a constant splits each
+term (``(x*8) % 16`` is ``x % 2 * 8``) and drops what the bounds decide, and
+``x / 3 * 3 + x % 3`` merges back into ``x`` (also nested splits, in floor or
+truncated mode). A comparison ``a < b`` becomes ``a - b < 0`` with the common
+factor of its terms divided out where the rest cannot cross it.
+
+Every other node is simplified as the rewrite simplifier does, its children
+in canonical form: like TVM, this class is the rewrite simplifier with the
+arithmetic nodes replaced. Integers of other types (8/16-bit, unsigned) and
+floats never get the sum form (it assumes no overflow).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from .. import dtype as dt
+from .. import op
 from ..expr import (
+    LT,
     Add,
+    Call,
+    Cast,
     Div,
-    FloatImm,
     FloorDiv,
     FloorMod,
     IntImm,
+    Max,
+    Min,
     Mod,
     Mul,
     PrimExpr,
+    Select,
     Sub,
-    Var,
 )
-from ..functor import ExprMutator, ExprVisitor
-from ..node import init_fields
-from .rewrite_simplify import index_like
-from .rule_helpers import floor_quotient
+from .canonical_form import (
+    FLOOR,
+    INF,
+    TRUNC,
+    SplitExpr,
+    SumExpr,
+    Unrepresentable,
+    cdiv,
+    cmod,
+    factors,
+    make_const,
+    mod_impl,
+    mul_and_normalize,
+    prod_div_simplify,
+    reduce_gcd,
+    try_fold,
+)
+from .constraints import add_constraint
+from .pattern import same_expr
+from .rewrite_simplify import RewriteSimplifier, index_like
+
+_ARITH = frozenset((Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Cast))
+_FORMS_LIMIT = 200_000
 
 
-class _Unrepresentable(Exception):
-    """A coefficient of the form does not fit the dtype."""
+def _scalar_cond(e: Any) -> bool:
+    """A Select or ``if_then_else`` with one condition for all lanes."""
+    if type(e) is not Select and len(e.args) != 3:
+        return False
+    cond = e.condition if type(e) is Select else e.args[0]
+    return dt.lanes_of(cond.dtype) == 1
 
 
-class Linear:
-    """``sum(coeff * atom) + const``; ``terms`` maps an atom's key to ``[atom, coeff]``."""
-
-    __slots__ = ("const", "terms")
-
-    def __init__(self, const: int = 0) -> None:
-        self.terms: dict = {}
-        self.const = const
-
-    def add_term(self, key: Any, atom: PrimExpr, coeff: int) -> None:
-        """Add ``coeff * atom``."""
-        slot = self.terms.get(key)
-        if slot is None:
-            if coeff:
-                self.terms[key] = [atom, coeff]
-            return
-        slot[1] += coeff
-        if slot[1] == 0:
-            del self.terms[key]
-
-    def plus(self, other: Linear, scale: int = 1) -> Linear:
-        """``self + scale * other`` (in place; returns self)."""
-        for key, (atom, coeff) in other.terms.items():
-            self.add_term(key, atom, coeff * scale)
-        self.const += other.const * scale
-        return self
-
-    def scaled(self, k: int) -> Linear:
-        """A new form ``k * self``."""
-        return Linear().plus(self, k)
-
-    def copy(self) -> Linear:
-        """A new, equal form."""
-        return Linear().plus(self)
-
-
-class _Order:
-    """Sort keys by kind and variable names (stable across runs), cached per node."""
-
-    def __init__(self) -> None:
-        self._orders: dict[int, tuple] = {}
-
-    def order(self, e: PrimExpr) -> tuple:
-        hit = self._orders.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        key = self._make(e)
-        if len(self._orders) > 200_000:
-            self._orders.clear()
-        self._orders[id(e)] = (e, key)
-        return key
-
-    def _make(self, e: Any) -> tuple:
-        if isinstance(e, Var):
-            return (0, e.name, ())
-        if type(e) is IntImm or type(e) is FloatImm:
-            return (2, f"{e.dtype}:{e.value}", ())
-        parts = []
-        for name in init_fields(type(e)):
-            v = getattr(e, name)
-            if isinstance(v, PrimExpr):
-                parts.append(self.order(v))
-            elif isinstance(v, tuple):
-                parts.append(tuple(self.order(i) if isinstance(i, PrimExpr) else (3, repr(i), ())
-                                   for i in v))
-            else:
-                parts.append((3, repr(v) if not hasattr(v, "name") else v.name, ()))
-        return (1, f"{type(e).__name__}:{e.dtype}", tuple(parts))
-
-
-def _is_scalar_int(e: PrimExpr) -> bool:
-    """Scalar index-like integers get linear forms (see ``rewrite_simplify.is_int``)."""
-    return dt.lanes_of(e.dtype) == 1 and index_like(e.dtype) and not dt.DataType(
+def is_index(e: PrimExpr) -> bool:
+    """Scalar signed 32/64-bit integers (TVM's ``IsIndexType``): the sum form serves them."""
+    return index_like(e.dtype) and dt.lanes_of(e.dtype) == 1 and not dt.DataType(
         e.dtype).is_scalable
 
 
-def _pos_const(e: PrimExpr) -> int | None:
-    return e.value if type(e) is IntImm and e.value > 0 else None
+def normalize(e: Any) -> PrimExpr:
+    """The expression of a form (an expression stays as it is)."""
+    return e.normalize() if isinstance(e, (SumExpr, SplitExpr)) else e
 
 
-class CanonicalSimplifier(ExprVisitor):
-    """Turns expressions into linear forms and back; facts come from the owning Analyzer."""
+def _const(e: Any) -> int | None:
+    return e.value if type(e) is IntImm else None
+
+
+class CanonicalSimplifier(RewriteSimplifier):
+    """The rewrite simplifier with index arithmetic kept as sums of splits."""
 
     def __init__(self, analyzer: Any) -> None:
-        self.facts = analyzer.facts
-        self.bounds = analyzer.bound_analyzer
-        self.mods = analyzer.modular_analyzer
-        self._children = _Children(self)
-        self.ids = analyzer.structure_ids
-        self._orders = _Order()
-        self._memo: dict[int, PrimExpr] = {}
-        self._forms: dict[int, Linear] = {}
-        self._epoch = -1
+        super().__init__(analyzer)
+        self._forms: dict[int, Any] = {}
+        self._normals: dict[int, PrimExpr] = {}
+        self._keys: dict[int, tuple] = {}
+        self._form_epoch = -1
+        self._methods = {
+            Add: self._add, Sub: self._sub, Mul: self._mul, Div: self._div, Mod: self._mod,
+            FloorDiv: self._floordiv, FloorMod: self._floormod, Cast: self._cast,
+        }
 
-    def __call__(self, e: PrimExpr) -> PrimExpr:
-        if self._epoch != self.facts.epoch or len(self._memo) + len(self._forms) > 200_000:
-            self._memo.clear()
+    def _sync(self) -> None:
+        if (self._form_epoch != self.facts.epoch
+                or len(self._forms) + len(self._normals) > _FORMS_LIMIT):
             self._forms.clear()
-            self._epoch = self.facts.epoch
-        return self.simplify(e)
+            self._normals.clear()
+            self._keys.clear()
+            self._form_epoch = self.facts.epoch
 
-    def simplify(self, e: PrimExpr) -> PrimExpr:
-        """``e`` in canonical form (memoized by structure until the facts change)."""
+    # ------------------------------------------------------------ entry points
+
+    def rewrite(self, e: PrimExpr) -> PrimExpr:
+        """``e`` simplified, its index arithmetic in canonical form (TVM's ``VisitExpr``)."""
+        cls = type(e)
+        if (cls in _ARITH and is_index(e)) or (cls is LT and is_index(e.a)):
+            self._sync()
+            sid = self.ids.of(e)
+            out = self._normals.get(sid)
+            if out is None:
+                try:
+                    out = self._lt(e) if cls is LT else normalize(self.canon(e))
+                except Unrepresentable:  # a constant would not fit: keep the node, simplify below
+                    out = RewriteSimplifier.rewrite(self, e)
+                self._normals[sid] = out
+            return out
+        if (cls is Select or (cls is Call and e.op == "tir.if_then_else")) and _scalar_cond(e):
+            return self._branches(e)
+        return super().rewrite(e)
+
+    def _branches(self, e: Any) -> PrimExpr:
+        """A ``Select``/``if_then_else`` whose branches are simplified knowing the condition.
+
+        As TVM's ``IRMutatorWithAnalyzer``: the true value under the
+        condition, the false value under its negation.
+        """
+        self._sync()
         sid = self.ids.of(e)
-        hit = self._memo.get(sid)
-        if hit is not None:
-            return hit
-        if _is_scalar_int(e):
-            try:
-                out = self.rebuild(self.linear(e), e)
-            except _Unrepresentable:
-                out = e  # a constant would not fit the dtype: leave this subtree alone
-        else:
-            out = self._children.visit_expr_children(e)
-        self._memo[sid] = out
+        out = self._normals.get(sid)
+        if out is not None:
+            return out
+        select = type(e) is Select
+        cond, tv, fv = (e.condition, e.true_value, e.false_value) if select else e.args
+        cond = self.rewrite(cond)
+        if type(cond) is IntImm:
+            return self.rewrite(tv if cond.value else fv)
+        with self._assume(cond):
+            t = self.rewrite(tv)
+        with self._assume(op.logical_not(cond)):
+            f = self.rewrite(fv)
+        out = op.select(cond, t, f) if select else Call(e.dtype, e.op, (cond, t, f))
+        out = self._rewrite_node(out)
+        self._sync()  # the scopes changed the facts' epoch: forget what was cached inside
+        self._normals[sid] = out
         return out
 
-    def linear(self, e: PrimExpr) -> Linear:
-        """The linear form of a scalar integer expression (memoized: callers never mutate it)."""
-        sid = self.ids.of(e)
-        form = self._forms.get(sid)
-        if form is None:
-            form = self.visit_expr(e)
-            self._forms[sid] = form
-        return form
+    @contextlib.contextmanager
+    def _assume(self, cond: PrimExpr) -> Iterator[None]:
+        """Within the block, ``cond`` holds: in this simplifier's form and in ``simplify``'s.
 
-    def atom(self, e: PrimExpr) -> Linear:
-        """The form ``1 * e``."""
-        out = Linear()
-        out.add_term(self.ids.of(e), e, 1)
+        Bounds of sub-expressions are found by structure, so the canonical
+        form (``x*4 + y - 4``) must be among the facts, as well as the form
+        ``Analyzer.simplify`` gives (``x*4 + y + -4``).
+        """
+        facts = self.analyzer.facts
+        snap = facts.snapshot()
+        # fresh containers: a caller may be iterating the constraints list (a proof from
+        # constraints simplifies inside its loop), which must not see this scope's facts
+        facts.restore(facts.snapshot())
+        try:
+            canonical = self.rewrite(cond)
+            add_constraint(self.analyzer, canonical)
+            other = self.analyzer.simplify(cond)
+            if not same_expr(other, canonical):
+                add_constraint(self.analyzer, other)
+            yield
+        finally:
+            facts.restore(snap)
+
+    def canon(self, e: PrimExpr) -> Any:
+        """``e`` as a ``SumExpr``/``SplitExpr`` where it is index arithmetic, else simplified.
+
+        TVM's ``CanonicalMutate``; forms are memoized and never mutated.
+        """
+        self._sync()
+        sid = self.ids.of(e)
+        out = self._forms.get(sid)
+        if out is None:
+            method = self._methods.get(type(e))
+            out = method(e) if method is not None and is_index(e) else self.rewrite(e)
+            self._forms[sid] = out
         return out
 
-    # ------------------------------------------------------------ expression -> form
+    # ------------------------------------------------------------ conversions
 
-    def generic_visit(self, e: PrimExpr) -> Linear:
-        return self.atom(self._children.visit_expr_children(e))
+    def index_key(self, e: PrimExpr) -> tuple:
+        """Equal for structurally equal indices, also up to the order of products and min/max."""
+        sid = self.ids.of(e)
+        key = self._keys.get(sid)
+        if key is None:
+            cls = type(e)
+            if cls is Mul:
+                key = (1, "mul", tuple(sorted(self.index_key(f) for f in factors(e))))
+            elif cls is Min or cls is Max:
+                key = (1, cls.__name__, tuple(sorted((self.index_key(e.a),
+                                                      self.index_key(e.b)))))
+            else:
+                key = (0, sid)
+            self._keys[sid] = key
+        return key
 
-    def visit_min(self, e) -> Linear:
-        out = self._children.visit_expr_children(e)
-        if self._orders.order(out.b) < self._orders.order(out.a):
-            out = type(out)(out.b, out.a)  # min and max commute: one order for equal atoms
-        return self.atom(out)
+    def to_split(self, e: Any) -> SplitExpr:
+        """TVM's ``ToSplitExpr``."""
+        if type(e) is SplitExpr:
+            return e
+        if type(e) is SumExpr:
+            if e.base == 0 and len(e.args) == 1:
+                return e.args[0]
+            e = e.normalize()
+        return SplitExpr(e, self.index_key(e))
 
-    visit_max = visit_min
+    def to_sum(self, e: Any) -> SumExpr:
+        """TVM's ``ToSumExpr``."""
+        if type(e) is SumExpr:
+            return e
+        if type(e) is IntImm:
+            return SumExpr(e.dtype, [], e.value)
+        return SumExpr(e.dtype, [self.to_split(e)])
 
-    def visit_int_imm(self, e) -> Linear:
-        return Linear(e.value)
+    def convert_div_mode(self, s: SplitExpr, mode: int) -> SplitExpr:
+        """``s`` as an equal split in division mode ``mode``."""
+        if s.div_mode == mode:
+            return s
+        if not s.div_mode_compatible_to(mode):
+            s = self.to_split(s.normalize())
+        return s.replace(div_mode=mode)
 
-    def visit_var(self, v) -> Linear:
-        alias = self.facts.aliases.get(v)
-        return self.atom(v) if alias is None else self.linear(alias)
+    def _with_index(self, s: SplitExpr, index: PrimExpr, **fields: Any) -> SplitExpr:
+        return s.replace(index=index, key=self.index_key(index), dtype=index.dtype, **fields)
 
-    def visit_add(self, e) -> Linear:
-        return self.linear(e.a).copy().plus(self.linear(e.b))
+    # ------------------------------------------------------------ proofs
 
-    def visit_sub(self, e) -> Linear:
-        return self.linear(e.a).copy().plus(self.linear(e.b), -1)
+    def _interval(self, e: PrimExpr) -> tuple:
+        return self.bounds.interval(e)
 
-    def visit_mul(self, e) -> Linear:
-        a, b = self.linear(e.a), self.linear(e.b)
-        if not a.terms:
-            return b.scaled(a.const)
-        if not b.terms:
-            return a.scaled(b.const)
-        x, y = self.rebuild(a, e.a), self.rebuild(b, e.b)
-        if self._orders.order(y) < self._orders.order(x):
-            x, y = y, x
-        return self.atom(Mul(x, y))
+    def _nonneg(self, e: PrimExpr) -> bool:
+        """Provably ``e >= 0`` (TVM's ``CanProveGreaterEqual(e, 0)``)."""
+        return self.bounds.interval(e)[0] >= 0
 
-    def visit_floor_div(self, e) -> Linear:
-        c = _pos_const(e.b)
-        if c is None:
-            return self.generic_visit(e)
-        return self._divide(self.linear(e.a), c, e.a, FloorDiv)
+    def _below(self, e: PrimExpr, c: int) -> bool:
+        """Provably ``e < c`` (TVM's ``TryCompare(e, c) == kLT``)."""
+        return self.bounds.interval(e)[1] < c
 
-    def visit_floor_mod(self, e) -> Linear:
-        c = _pos_const(e.b)
-        if c is None:
-            return self.generic_visit(e)
-        return self._modulo(self.linear(e.a), c, e.a, FloorMod)
+    # ------------------------------------------------------------ + - *
 
-    def visit_div(self, e) -> Linear:
-        c = _pos_const(e.b)
-        if c is None or self.bounds.interval(e.a)[0] < 0:
-            return self.generic_visit(e)
-        return self._divide(self.linear(e.a), c, e.a, Div)  # trunc == floor when a >= 0
+    def _add(self, e: Add) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(Add, a, b)
+        if folded is not None:
+            return folded
+        return self._accumulate(a, b, 1)
 
-    def visit_mod(self, e) -> Linear:
-        c = _pos_const(e.b)
-        if c is None or self.bounds.interval(e.a)[0] < 0:
-            return self.generic_visit(e)
-        return self._modulo(self.linear(e.a), c, e.a, Mod)
+    def _sub(self, e: Sub) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(Sub, a, b)
+        if folded is not None:
+            return folded
+        return self._accumulate(a, b, -1)
+
+    def _accumulate(self, a: Any, b: Any, sign: int) -> SumExpr:
+        ret = self.to_sum(a)
+        if type(b) is IntImm:
+            return ret.add_const(b.value * sign)
+        if type(b) is SumExpr:
+            return ret.add_sum(b, sign)
+        return ret.add_split(self.to_split(b), sign)
+
+    def _mul(self, e: Mul) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(Mul, a, b)
+        if folded is not None:
+            return folded
+        if type(a) is IntImm:
+            a, b = b, a
+        if type(b) is IntImm:
+            if type(a) is SumExpr:
+                return a.mul(b.value)
+            s = self.to_split(a)
+            return s.replace(scale=s.scale * b.value)
+        ret = mul_and_normalize(normalize(a), normalize(b))
+        if type(ret) is Mul and ret.a is e.a and ret.b is e.b:
+            return e
+        return ret
 
     # ------------------------------------------------------------ division by constants
 
-    def _divide(self, a: Linear, c: int, like: PrimExpr, kind: type) -> Linear:
-        quotient, rest = Linear(), Linear(a.const)
-        for key, (atom, coeff) in a.terms.items():
-            if coeff % c == 0:  # (c*k*x + r) // c == k*x + r // c
-                quotient.add_term(key, atom, coeff // c)
-            else:
-                rest.add_term(key, atom, coeff)
-        if kind is Div and quotient.terms and not self._nonneg(rest, like):
-            return self.atom(Div(self.rebuild(a, like), IntImm(like.dtype, c)))
-        rest, c, _ = _reduce_gcd(rest, c)  # the dropped remainder never crosses a multiple
-        iv = self.bounds.interval(self.rebuild(rest, like)) if rest.terms else (rest.const,) * 2
-        k = floor_quotient(iv, c)
-        if k is not None:
-            quotient.const += k
-            return quotient
-        divisor = IntImm(like.dtype, c)
-        return quotient.plus(self.atom(kind(self.rebuild(rest, like), divisor)))
+    def _separate(self, s: SumExpr, coeff: int) -> tuple[SumExpr, SumExpr]:
+        """The terms (and base) ``coeff`` divides, and the rest."""
+        divisible, rest = SumExpr(s.dtype), SumExpr(s.dtype)
+        if s.base % coeff == 0:
+            divisible.base = s.base
+        else:
+            rest.base = s.base
+        for arg in s.args:
+            (divisible if arg.scale % coeff == 0 else rest).args.append(arg)
+        return divisible, rest
 
-    def _modulo(self, a: Linear, c: int, like: PrimExpr, kind: type) -> Linear:
-        rest = Linear(a.const % c if kind is FloorMod else a.const)
-        for key, (atom, coeff) in a.terms.items():
-            if coeff % c:
-                rest.add_term(key, atom, coeff)
-        if kind is Mod and not self._nonneg(rest, like):
-            return self.atom(Mod(self.rebuild(a, like), IntImm(like.dtype, c)))
-        rest, c2, r = _reduce_gcd(rest, c)
-        scale = c // c2  # floormod(g*B + r, g*c2) == g * floormod(B, c2) + r
-        rest_expr = self.rebuild(rest, like)
-        iv = self.bounds.interval(rest_expr) if rest.terms else (rest.const,) * 2
-        k = floor_quotient(iv, c2)
-        if k is not None:
-            return rest.plus(Linear(-k * c2)).scaled(scale).plus(Linear(r))
-        coeff, base = self.mods.mod(rest_expr)
-        if coeff % c2 == 0:
-            return Linear(base % c2 * scale + r)
-        return self.atom(kind(rest_expr, IntImm(like.dtype, c2))).scaled(scale).plus(Linear(r))
+    def split_div_const(self, lhs: SplitExpr, cval: int, mode: int) -> SplitExpr:
+        """``lhs / cval`` as one split (TVM's ``SplitDivConst``)."""
+        lhs = self.convert_div_mode(lhs, mode)
+        if lhs.scale % cval == 0:
+            return lhs.replace(scale=cdiv(lhs.scale, cval))
+        if cval % lhs.scale == 0:
+            scaled = cdiv(cval, lhs.scale)
+            lower = lhs.lower_factor * scaled
+            if lhs.upper_factor == INF or lhs.upper_factor % lower == 0:
+                return lhs.replace(scale=1, lower_factor=lower)
+            if lhs.upper_factor <= lower:
+                return self.to_split(make_const(lhs.dtype, 0))  # (x % c1) / c2 with c2 >= c1
+            index = mod_impl(lhs.index, make_const(lhs.dtype, lhs.upper_factor), mode)
+            return self._with_index(lhs, index, upper_factor=INF, scale=1, lower_factor=lower)
+        lhs = self.to_split(lhs.normalize())
+        return lhs.replace(lower_factor=lhs.lower_factor * cval, div_mode=mode)
 
-    def _nonneg(self, form: Linear, like: PrimExpr) -> bool:
-        return self.bounds.interval(self.rebuild(form, like))[0] >= 0
+    def split_mod_const(self, lhs: SplitExpr, cval: int, mode: int) -> SplitExpr:
+        """``lhs % cval`` as one split (TVM's ``SplitModConst``)."""
+        lhs = self.convert_div_mode(lhs, mode)
+        if lhs.scale % cval == 0:
+            return lhs.replace(scale=0)
+        if cval % lhs.scale == 0:
+            # (index % upper) / lower * scale % (s * scale) == (index % (lower * s)) / lower * scale
+            scaled = cdiv(cval, lhs.scale)
+            new_upper = lhs.lower_factor * scaled
+            if lhs.upper_factor == INF or lhs.upper_factor % new_upper == 0:
+                if new_upper < lhs.upper_factor and lhs.upper_factor != INF:
+                    # a smaller modulus of the index may simplify further
+                    inner = mod_impl(lhs.index, make_const(lhs.dtype, new_upper), mode)
+                    updated = self.to_split(self.rewrite(inner))
+                    if lhs.lower_factor != 1:
+                        updated = self.split_div_const(updated, lhs.lower_factor, mode)
+                    return updated.replace(scale=updated.scale * lhs.scale)
+                return lhs.replace(upper_factor=new_upper)
+            if new_upper % lhs.upper_factor == 0:
+                return lhs  # (x % 2) % 4 is x % 2
+        lhs = self.to_split(lhs.normalize())
+        return lhs.replace(div_mode=mode, upper_factor=cval)
 
-    # ------------------------------------------------------------ form -> expression
+    def _div(self, e: Div) -> Any:
+        return self._divide(e, TRUNC)
 
-    def rebuild(self, form: Linear, like: PrimExpr) -> PrimExpr:
-        """The expression of ``form`` in the dtype of ``like``."""
-        form = self._merge_div_mod(form, like)
-        dtype = like.dtype
-        hi = dt.DataType(dtype).max_value()
-        values = [c for _, c in form.terms.values()] + [form.const]
-        if any(abs(v) > hi for v in values):
-            raise _Unrepresentable(dtype)
-        terms = sorted(form.terms.values(), key=lambda t: self._orders.order(t[0]))
-        out = None
-        for atom, coeff in terms:
-            if coeff > 0:
-                term = atom if coeff == 1 else Mul(atom, IntImm(dtype, coeff))
-                out = term if out is None else Add(out, term)
-        for atom, coeff in terms:
-            if coeff < 0:
-                term = atom if coeff == -1 else Mul(atom, IntImm(dtype, -coeff))
-                out = Sub(IntImm(dtype, 0) if out is None else out, term)
-        if out is None:
-            return IntImm(dtype, form.const)
-        if form.const > 0:
-            return Add(out, IntImm(dtype, form.const))
-        if form.const < 0:
-            return Sub(out, IntImm(dtype, -form.const))
-        return out
+    def _floordiv(self, e: FloorDiv) -> Any:
+        return self._divide(e, FLOOR)
 
-    def _merge_div_mod(self, form: Linear, like: PrimExpr) -> Linear:
-        """``k * floormod(X, c) + k*c * floordiv(X, c)`` becomes ``k * X``."""
-        mods = [(key, atom, coeff) for key, (atom, coeff) in form.terms.items()
-                if type(atom) is FloorMod and type(atom.b) is IntImm]
-        if not mods:
-            return form
-        form = form.copy()
-        for key, atom, coeff in mods:
-            div_key = self.ids.of(FloorDiv(atom.a, atom.b))
-            slot = form.terms.get(div_key)
-            if slot is None or slot[1] != coeff * atom.b.value or key not in form.terms:
-                continue
-            del form.terms[div_key]
-            del form.terms[key]
-            form.plus(self.linear(atom.a), coeff)
-        return form
+    def _divide(self, e: Any, mode: int) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(type(e), a, b)
+        if folded is not None:
+            return folded
+        cval = _const(b)
+        if cval is not None and cval > 0:
+            if type(a) is SumExpr:
+                return self._divide_sum(a, cval, mode)
+            lo, hi = self._interval(normalize(a))
+            if lo >= 0 and hi < cval:
+                return make_const(e.dtype, 0)
+            return self.split_div_const(self.to_split(a), cval, mode)
+        a, b = normalize(a), normalize(b)
+        prod = prod_div_simplify(a, b, self.ids.of)
+        if prod is not None:
+            return (op.truncdiv if mode == TRUNC else op.floordiv)(prod[0], prod[1])
+        if a is e.a and b is e.b:
+            return e
+        return type(e)(a, b)
 
+    def _divide_sum(self, a: SumExpr, cval: int, mode: int) -> Any:
+        """``a / cval``: the terms ``cval`` divides leave the division."""
+        lhs, extra = self._separate(a, cval)
+        if extra.is_zero():
+            return lhs.divide(cval)
+        if mode == TRUNC and not (self._nonneg(lhs.normalize())
+                                  and self._nonneg(extra.normalize())):
+            return self.split_div_const(self.to_split(a), cval, mode)
+        lhs = lhs.divide(cval)
+        temp = extra.normalize()
+        if type(temp) is IntImm:
+            q = cdiv(temp.value, cval) if mode == TRUNC else temp.value // cval
+            return lhs.add_const(q)
+        # 0 <= extra < cval (nonneg already proven for trunc): the extra drops out
+        if self._below(temp, cval) and (mode == TRUNC or self._nonneg(temp)):
+            return lhs
+        reduced = reduce_gcd(extra, cval)
+        if reduced is not None:  # beyond TVM: (g*B + r) / (g*c) == B / c, B >= 0 for trunc
+            inner, c2, _ = reduced
+            rest = inner if c2 == 1 else self._divide_sum(inner, c2, mode)
+            return lhs.add_sum(self.to_sum(rest), 1)
+        return lhs.add_split(self.split_div_const(self.to_split(temp), cval, mode), 1)
 
-def _reduce_gcd(form: Linear, c: int) -> tuple[Linear, int, int]:
-    """Write ``form`` as ``g*B + r`` (``g`` divides ``c`` and every coefficient, ``0 <= r < g``).
+    def _mod(self, e: Mod) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(Mod, a, b)
+        if folded is not None:
+            return folded
+        cval = _const(b)
+        if cval is not None and cval > 0:
+            if type(a) is SumExpr:
+                return self._truncmod_sum(a, cval)
+            lo, hi = self._interval(normalize(a))
+            if lo >= 0 and hi < cval:
+                return a
+            return self.split_mod_const(self.to_split(a), cval, TRUNC)
+        return self._symbolic_mod(e, a, b, op.truncmod)
 
-    Returns ``(B, c // g, r)``: then ``floordiv(form, c) == floordiv(B, c // g)`` and
-    ``floormod(form, c) == g * floormod(B, c // g) + r``.
-    """
-    if not form.terms:
-        return form, c, 0
-    g = math.gcd(c, *(coeff for _, coeff in form.terms.values()))
-    if g <= 1:
-        return form, c, 0
-    q, r = divmod(form.const, g)
-    out = Linear(q)
-    for key, (atom, coeff) in form.terms.items():
-        out.add_term(key, atom, coeff // g)
-    return out, c // g, r
+    def _truncmod_sum(self, a: SumExpr, cval: int) -> Any:
+        lhs, extra = self._separate(a, cval)
+        if extra.is_zero():
+            return make_const(a.dtype, 0)
+        if self._nonneg(lhs.normalize()) and self._nonneg(extra.normalize()):
+            temp = extra.normalize()
+            if type(temp) is IntImm:
+                return make_const(a.dtype, cmod(temp.value, cval))
+            if self._below(temp, cval):
+                return temp
+            a = extra
+        # (x - 5) % 3 is (x - 2) % 3 when x - 5 >= 0
+        lo = self._interval(a.normalize())[0]
+        new_base = cmod(a.base, cval)
+        if lo >= 0 and lo - a.base + new_base >= 0:
+            shifted = SumExpr(a.dtype, a.args, new_base)
+            return self._mod_reduced(shifted, cval, TRUNC)  # shifted >= 0
+        return self.split_mod_const(self.to_split(a), cval, TRUNC)
 
+    def _floormod(self, e: FloorMod) -> Any:
+        a, b = self.canon(e.a), self.canon(e.b)
+        folded = try_fold(FloorMod, a, b)
+        if folded is not None:
+            return folded
+        cval = _const(b)
+        if cval is not None and cval > 0:
+            if type(a) is SumExpr:
+                return self._floormod_sum(a, cval)
+            lo, hi = self._interval(normalize(a))
+            if lo >= 0 and hi < cval:
+                return a
+            return self.split_mod_const(self.to_split(a), cval, FLOOR)
+        return self._symbolic_mod(e, a, b, op.floormod)
 
-class _Children(ExprMutator):
-    """Simplifies the operands of an atom (or of a non-integer node) canonically."""
+    def _floormod_sum(self, a: SumExpr, cval: int) -> Any:
+        _, extra = self._separate(a, cval)
+        temp = extra.normalize()
+        if type(temp) is IntImm:
+            return make_const(a.dtype, temp.value % cval)
+        if self._below(temp, cval) and self._nonneg(temp):
+            return temp
+        # floormod(x - 5, 3) is floormod(x + 1, 3)
+        shifted = SumExpr(extra.dtype, extra.args, extra.base % cval)
+        return self._mod_reduced(shifted, cval, FLOOR)
 
-    def __init__(self, owner: CanonicalSimplifier) -> None:
-        self.owner = owner
+    def _mod_reduced(self, s: SumExpr, cval: int, mode: int) -> Any:
+        """``s % cval`` (trunc mode only for ``s >= 0``) as a split of ``s``.
 
-    def visit_expr(self, e: PrimExpr) -> PrimExpr:
-        return self.owner.simplify(e)
+        Beyond TVM: ``(g*B + r) % (g*c) == g * (B % c) + r`` for ``0 <= r < g``.
+        """
+        reduced = reduce_gcd(s, cval)
+        if reduced is None:
+            return self.split_mod_const(self.to_split(s), cval, mode)
+        inner, c2, r = reduced
+        if c2 == 1:
+            return make_const(s.dtype, r)
+        part = self._floormod_sum(inner, c2) if mode == FLOOR else self._truncmod_sum(inner, c2)
+        return self.to_sum(part).mul(cval // c2).add_const(r)
 
-    def visit_expr_children(self, e: PrimExpr) -> PrimExpr:
-        """``e`` with each child expression simplified."""
-        if isinstance(e, Var):
-            alias = self.owner.facts.aliases.get(e)
-            return e if alias is None else self.owner.simplify(alias)
-        return self.generic_visit(e)
+    def _symbolic_mod(self, e: Any, a: Any, b: Any, build: Any) -> PrimExpr:
+        a, b = normalize(a), normalize(b)
+        prod = prod_div_simplify(a, b, self.ids.of)
+        if prod is not None:
+            return op.mul(build(prod[0], prod[1]), prod[2])
+        if a is e.a and b is e.b:
+            return e
+        return type(e)(a, b)
+
+    # ------------------------------------------------------------ casts and comparisons
+
+    def _cast(self, e: Cast) -> Any:
+        value = self.canon(e.value)
+        if is_index(e.value):
+            if type(value) is SumExpr and self._can_push_sum(value, e.dtype):
+                return SumExpr(e.dtype, [self._push(a, e.dtype) for a in value.args], value.base)
+            if type(value) is SplitExpr and self._can_push_split(value, e.dtype):
+                return self._push(value, e.dtype)
+        return RewriteSimplifier.rewrite(self, e)
+
+    def _push(self, s: SplitExpr, dtype: str) -> SplitExpr:
+        return self._with_index(s, op.cast(dtype, s.index))
+
+    def _cast_is_safe(self, dtype: str, value: PrimExpr) -> bool:
+        if dt.DataType(value.dtype).bits <= dt.DataType(dtype).bits:
+            return True
+        t = dt.DataType(dtype)
+        lo, hi = self._interval(value)
+        return t.min_value() <= lo and hi <= t.max_value()
+
+    def _can_push_split(self, s: SplitExpr, dtype: str) -> bool:
+        """``cast(dtype, s)`` equals ``s`` over ``cast(dtype, index)``: no step leaves dtype."""
+        if dt.DataType(dtype).bits >= dt.DataType(s.dtype).bits or s.scale == 0:
+            return True
+        res = s.index
+        if not self._cast_is_safe(dtype, res):
+            return False
+        steps = []
+        if s.upper_factor != INF:
+            steps.append(lambda r: mod_impl(r, make_const(s.dtype, s.upper_factor), s.div_mode))
+        if s.lower_factor != 1:
+            steps.append(lambda r: (op.truncdiv if s.div_mode == TRUNC else op.floordiv)(
+                r, make_const(s.dtype, s.lower_factor)))
+        if s.scale != 1:
+            steps.append(lambda r: op.mul(r, make_const(s.dtype, s.scale)))
+        for step in steps:
+            res = step(res)
+            if not self._cast_is_safe(dtype, res):
+                return False
+        return True
+
+    def _can_push_sum(self, s: SumExpr, dtype: str) -> bool:
+        """Every partial sum of ``s`` (in normalized order) fits ``dtype``."""
+        if dt.DataType(dtype).bits >= dt.DataType(s.dtype).bits:
+            return True
+        min_base = s.base == dt.DataType(dtype).min_value()
+        res: PrimExpr = make_const(s.dtype, 0)
+        parts = [a.normalize() for a in s.args if a.scale > 0]
+        if s.base > 0 or min_base:
+            parts.append(make_const(s.dtype, s.base))
+        negs = [a.normalize_with_scale(-1) for a in s.args if a.scale < 0]
+        for part in parts:
+            res = op.add(res, part)
+            if not self._cast_is_safe(dtype, res):
+                return False
+        for part in negs:
+            res = op.sub(res, part)
+            if not self._cast_is_safe(dtype, res):
+                return False
+        if s.base < 0 and not min_base:
+            res = op.sub(res, make_const(s.dtype, -s.base))
+            if not self._cast_is_safe(dtype, res):
+                return False
+        return all(self._can_push_split(a, dtype) for a in s.args)
+
+    def _lt(self, e: LT) -> PrimExpr:
+        """``a < b`` as ``a - b < 0``, the common factor of the terms divided out where safe.
+
+        With ``d`` the gcd of the constant and the scales other than 1, and
+        ``r`` the terms ``d`` does not divide: if ``0 <= r < d`` then
+        ``d*X + r < 0`` is ``X < 0``; if ``r`` is ``floormod(y, m)`` with ``d``
+        dividing ``m``, it is ``X + y // d % (m // d) < 0``.
+        """
+        form = self.canon(op.sub(e.a, e.b))
+        if type(form) is SumExpr:
+            g = form.base
+            non_one = False
+            for arg in form.args:
+                if arg.scale > 1 or arg.scale < -1:
+                    non_one = True
+                    g = math.gcd(g, arg.scale)
+            if non_one and g > 1:
+                divisible, extra = self._separate(form, g)
+                dtype = divisible.dtype
+                lo, hi = self._interval(extra.normalize())
+                # TVM also takes -d < r < 0 (test_simplify_le: x*8 + y - z < 16 to x < 2),
+                # which is wrong where X == 0 and r < 0: only 0 <= r < d is used here.
+                if 0 <= lo and hi < g:
+                    lhs = divisible.divide(g).normalize()
+                    return self.rewrite(op.less(lhs, make_const(dtype, 0)))
+                if len(extra.args) == 1 and extra.base == 0:
+                    s = extra.args[0]
+                    # d * (i % m // l) splits as d * (i // (l*d) % (m // (l*d))) + [0, d) in
+                    # floor mode; TVM does not check the scale and the mode
+                    if (s.upper_factor != INF and s.upper_factor % (g * s.lower_factor) == 0
+                            and s.scale == 1 and s.div_mode == FLOOR):
+                        lower = g * s.lower_factor
+                        part = op.floormod(op.floordiv(s.index, make_const(dtype, lower)),
+                                           make_const(dtype, s.upper_factor // lower))
+                        lhs = op.add(divisible.divide(g).normalize(), part)
+                        return self.rewrite(op.less(lhs, make_const(dtype, 0)))
+        return RewriteSimplifier.rewrite(self, e)

@@ -1,0 +1,65 @@
+"""TVM v0.16's canonical-simplifier tests, every row, against ``Analyzer.canonical_simplify``."""
+
+from __future__ import annotations
+
+import pytest
+
+import tir
+from tir import arith
+
+from .tvm_port.canonical_cases import KNOWN_FAILURES, rows
+
+#: The issue's bar: at least this share of TVM's rows pass.
+PASS_RATE = 0.95
+
+ROWS = rows()
+
+
+def outcome(make) -> str | None:
+    """None when the row passes as in TVM, else what went wrong (one line)."""
+    try:
+        row = make()
+    except Exception as err:
+        return f"cannot build the row: {type(err).__name__}: {err}"
+    analyzer = arith.Analyzer()
+    try:
+        if isinstance(row.setup, dict):
+            for var, (lo, hi) in row.setup.items():
+                analyzer.update(var, arith.ConstIntBound(lo, hi), True)
+        elif row.setup is not None:
+            row.setup(analyzer)
+    except Exception as err:
+        return f"setup failed: {type(err).__name__}: {err}"
+    try:
+        after = analyzer.canonical_simplify(row.before)
+        expected = row.expected(analyzer) if callable(row.expected) else row.expected
+    except Exception as err:
+        return f"raised {type(err).__name__}: {err}"
+    expected = tir.convert(expected)
+    if tir.structural_equal(after, expected):
+        return None
+    return f"got {after}, TVM expects {expected}"
+
+
+def _params():
+    for ident, make in ROWS:
+        marks = ()
+        if ident in KNOWN_FAILURES:
+            marks = pytest.mark.xfail(reason=KNOWN_FAILURES[ident], strict=True)
+        yield pytest.param(make, id=ident, marks=marks)
+
+
+@pytest.mark.parametrize("make", list(_params()))
+def test_tvm_canonical_row(make):
+    problem = outcome(make)
+    assert problem is None, problem
+
+
+def test_known_failures_are_rows():
+    ids = {ident for ident, _ in ROWS}
+    assert set(KNOWN_FAILURES) <= ids, sorted(set(KNOWN_FAILURES) - ids)
+
+
+def test_pass_rate():
+    assert 1 - len(KNOWN_FAILURES) / len(ROWS) >= PASS_RATE, (
+        f"{len(ROWS) - len(KNOWN_FAILURES)} of {len(ROWS)} TVM canonical rows pass")

@@ -110,18 +110,20 @@ class Analyzer:
             return eval_set(self, e, doms)
 
     def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
-        """``e`` simplified: rewrite, then canonical form, then rewrite (``steps`` rounds at most).
+        """``e`` simplified: rewrite, then canonical form, alternating (``steps`` rounds at most).
 
-        A round stops early once the canonical form changes nothing.
+        The result is in canonical form, as TVM's ``Simplify`` ends in it (the rewrite
+        rules' own forms, such as ``x + -7``, are canonically ``x - 7``). A round stops
+        early once the canonical form changes nothing.
         """
         e = _expr(e, "simplify")
         with deep_recursion():
             out = self.rewriter(e)
-            for _ in range(steps):
+            for i in range(steps):
                 canonical = self.canonicalizer(out)
                 if canonical is out or same_expr(canonical, out):
                     break
-                out = self.rewriter(canonical)
+                out = canonical if i == steps - 1 else self.rewriter(canonical)
             return out
 
     # ------------------------------------------------------------ proofs

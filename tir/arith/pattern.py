@@ -48,6 +48,7 @@ from ..expr import (
     Sub,
     Var,
 )
+from ..expr_vector import scalable_factor
 from ..node import EXPR, EXPRS, child_fields, init_fields, node, replace
 from .const_int_bound import wraps
 
@@ -210,9 +211,21 @@ def compile_pattern(pat: Any) -> Callable[[Any, dict], bool]:
 
 def _match_data(name: str, p: Any, x: Any, env: dict) -> bool:
     if name == "lanes" and p == ANY_LANES:
-        return _bind(env, "lanes", x) if not isinstance(x, int) else env.setdefault(
-            "lanes", x) == x
+        return _bind_lanes(env, x)
     return p == x
+
+
+def _bind_lanes(env: dict, lanes: Any) -> bool:
+    """Bind the lane count; ``4 * vscale()`` and ``vscale() * 4`` count the same lanes."""
+    prev = env.setdefault("lanes", lanes)
+    if prev is lanes:
+        return True
+    if isinstance(prev, int) or isinstance(lanes, int):
+        return prev == lanes if isinstance(prev, int) and isinstance(lanes, int) else False
+    if same_expr(prev, lanes):
+        return True
+    factor = scalable_factor(prev)
+    return factor is not None and factor == scalable_factor(lanes)
 
 
 # ---------------------------------------------------------------- building results

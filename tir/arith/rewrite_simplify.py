@@ -33,7 +33,7 @@ from ..functor import ExprMutator, substitute
 from .const_int_bound import wraps
 from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
-from .rewrite_rules import ANY_DTYPE_KINDS, RING_RULES, RULES
+from .rewrite_rules import ANY_DTYPE_KINDS, FLOAT_RULES, RING_RULES, RULES
 from .rules_compare import known_bool
 
 #: How many rule applications may nest before the simplifier gives up on a node.
@@ -203,7 +203,7 @@ class RewriteSimplifier:
 
     @staticmethod
     def _table(e: PrimExpr) -> dict | None:
-        """Which rules fit ``e``: all, ring identities only (wrapping ints), or none (floats)."""
+        """Which rules fit ``e``: all, ring identities (wrapping ints), or exact ones (floats)."""
         if type(e) in ANY_DTYPE_KINDS:
             return RULES
         operand = e.a if isinstance(e, CmpOpNode) else e
@@ -211,7 +211,7 @@ class RewriteSimplifier:
             return RULES
         if wraps(operand.dtype):
             return RING_RULES
-        return None
+        return FLOAT_RULES
 
     # ------------------------------------------------------------ helpers for rule conditions
 

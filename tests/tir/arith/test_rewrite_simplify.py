@@ -74,7 +74,6 @@ NESTED_CONSTANTS = [
     ((x * 4) * 2, x * 8),
     ((x + 3) - 1, x + 2),
     ((x + 3) + 4, x + 7),
-    ((x - 3) - 4, x - 7),
     ((x + 3) + y, x + y + 3),
     ((x + 2) * 3, x * 3 + 6),
     (x + x, x * 2),
@@ -97,9 +96,12 @@ MIN_MAX = [
     (min(x * -2, y * -2), 0 - max(x, y) * 2),
     (min(floordiv(x, 4), floordiv(y, 4)), floordiv(min(x, y), 4)),
     (max(x, y * 2) + min(x, y * 2), x + y * 2),
-    (min(x, y) - x, min(y - x, 0)),
-    (x - max(x, y), min(x - y, 0)),
+    (min(x, y) - x, min(0, y - x)),      # TVM's operand order
+    (x - max(x, y), min(0, x - y)),
 ]
+
+# TVM's rewrite form adds the negated constant; simplify ends in the canonical form.
+SUBTRACTED_CONSTANTS = [((x - 3) - 4, x - 7)]
 
 COMPARISONS = [
     (i < 16, TRUE),
@@ -220,7 +222,8 @@ FLOATS = [
     (fx * 2.0, fx * 2.0),
 ]
 
-ALL = (CONSTANT_FOLDING + IDENTITIES + CANCELLATION + NESTED_CONSTANTS + MIN_MAX + COMPARISONS
+ALL = (CONSTANT_FOLDING + IDENTITIES + CANCELLATION + NESTED_CONSTANTS + SUBTRACTED_CONSTANTS
+       + MIN_MAX + COMPARISONS
        + FLOORDIV_FLOORMOD + TRUNC_DIV_MOD + VECTORS + BOOLEANS + SELECT + FLOATS)
 
 
@@ -232,6 +235,10 @@ def test_simplify(before, after):
 @check(CANCELLATION + NESTED_CONSTANTS + BOOLEANS + SELECT)
 def test_rewrite_simplify_alone(before, after):
     assert_same(analyzer().rewrite_simplify(before), after, before)
+
+
+def test_rewrite_simplify_adds_the_negated_constant():
+    assert_same(analyzer().rewrite_simplify((x - 3) - 4), x + (-7))
 
 
 def test_canonical_form_makes_select_branches_equal():

@@ -14,6 +14,7 @@ lanes ``0, 1, 3, 5`` after division, not ``0, 2, 4, 6``); here it is proved.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..expr import Broadcast, IntImm, PrimExpr, Ramp
@@ -151,20 +152,32 @@ def split_floordiv(m) -> PrimExpr | None:
 
     With ``c1 = q*c2 + r``: ``(x*c1 + y) // c2 == x*q + y // c2 + (x*r + y % c2) // c2``;
     when the last term's bound is one value it is that constant. If ``c1`` divides ``c2``
-    and ``y % c2 < c1``, the result is ``x // (c2 / c1) + y // c2``.
+    and ``y % c2 < c1``, the result is ``x // (c2 / c1) + y // c2``. Bounds are computed
+    on numbers (this rule meets most index divisions, so it builds no trial expressions).
     """
     k, c = m.v("c1"), m.v("c2")
     if c == 0:
         return None
     y: Any = m.env.get("y")
+    y_lo, y_hi = (0, 0) if y is None else m.s.interval(y)
     y = _const_like(0, m.x) if y is None else y
-    residue = floordiv(add(mul(m.x, _const_like(k % c, m.x)), floormod(y, m.c2)), m.c2)
-    y_div = floordiv(y, m.c2)
-    if m.s.diff_interval(y_div, 0) == (0, 0):
-        y_div = _const_like(0, m.x)
-    lo, hi = m.s.interval(residue)
-    if lo == hi:
-        return add(mul(m.x, _const_like(k // c, m.x)), add(y_div, _const_like(int(lo), m.x)))
-    if k > 0 and c > 0 and c % k == 0 and m.s.diff_interval(floormod(y, m.c2), m.c1)[1] < 0:
+    same_block = _floor_quotient(y_lo, y_hi, c)
+    y_div = _const_like(0, m.x) if same_block == 0 else floordiv(y, m.c2)
+    mod_lo, mod_hi = (y_lo - same_block * c, y_hi - same_block * c) if same_block is not None \
+        else ((0, c - 1) if c > 0 else (c + 1, 0))
+    r = k % c
+    x_lo, x_hi = m.s.interval(m.x) if r != 0 else (0, 0)
+    k_res = _floor_quotient(min(x_lo * r, x_hi * r) + mod_lo, max(x_lo * r, x_hi * r) + mod_hi, c)
+    if k_res is not None:
+        return add(mul(m.x, _const_like(k // c, m.x)), add(y_div, _const_like(k_res, m.x)))
+    if k > 0 and c > 0 and c % k == 0 and mod_hi < k:
         return add(floordiv(m.x, _const_like(c // k, m.x)), y_div)
     return None
+
+
+def _floor_quotient(lo: float, hi: float, c: int) -> int | None:
+    """``q`` if ``floordiv(v, c) == q`` for every ``v`` in ``[lo, hi]``, else None."""
+    if lo in (math.inf, -math.inf) or hi in (math.inf, -math.inf) or lo != lo or hi != hi:
+        return None
+    q_lo, q_hi = int(lo) // c, int(hi) // c
+    return q_lo if q_lo == q_hi else None

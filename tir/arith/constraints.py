@@ -1,8 +1,11 @@
 """Turning a condition into facts about variables, for ``Analyzer.constraint_scope``.
 
 Understood: conjunctions (``a && b``), ``var < e``, ``var <= e``, ``var > e``,
-``var >= e``, ``var == e`` (either side), with ``e``'s bound giving the limit,
-and ``floormod(var, c) == r``. Every integer comparison is also remembered
+``var >= e``, ``var == e`` (either side), with ``e``'s bound giving the limit;
+any other expression compared with a constant (``1 <= a % 58``: a bound for
+that expression, TVM's ``DetectBoundInfo``); and residues from
+``floormod(var, c) == r``, ``truncmod(var, c) == r`` and ``var == r``
+(TVM's modular ``EnterConstraint``). Every integer comparison is also remembered
 as ``d <= 0``, so that a goal ``g <= 0`` follows when ``g - d`` is provably
 at most 0 (``i < n`` proves ``i + 1 <= n`` and ``i - 4 < n``). Operands of a
 type that wraps around (``uint8``, ``int16`` ...) are widened to ``int64``
@@ -19,10 +22,10 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, PrimExpr, Var
+from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, Mod, PrimExpr, Var
 from ..functor import post_order_visit
 from . import modular_set
-from .const_int_bound import wraps
+from .const_int_bound import dtype_interval, wraps
 from .facts import intersect
 
 
@@ -58,27 +61,37 @@ def add_constraint(analyzer: Any, cond: PrimExpr) -> None:
         if cls not in _LIMITS:
             continue
         for var, other, kind in ((part.a, part.b, cls), (part.b, part.a, _MIRROR[cls])):
-            if isinstance(var, Var) and var.dtype == other.dtype:
+            if var.dtype != other.dtype or type(var) is IntImm:
+                continue
+            if isinstance(var, Var):
                 limit = _LIMITS[kind](analyzer.bound_analyzer.interval(other))
-                old = facts.bounds.get(var, (-math.inf, math.inf))
+                old = facts.bounds.get(var, dtype_interval(var.dtype))
                 facts.bounds[var] = intersect(old, limit)
+            elif type(other) is IntImm and dt.DataType(var.dtype).is_scalar:
+                facts.expr_bounds.append((var, _LIMITS[kind]((other.value, other.value))))
     facts.changed()
 
 
 def _add_residue(facts: Any, part: PrimExpr) -> None:
+    """``var == r`` or ``var % c == r`` (floor or trunc: both keep var's residue modulo c)."""
     if type(part) is not EQ:
         return
     lhs, rhs = part.a, part.b
     if type(lhs) is IntImm:
         lhs, rhs = rhs, lhs
-    if type(lhs) is not FloorMod or type(rhs) is not IntImm or not isinstance(lhs.a, Var):
+    if type(rhs) is not IntImm:
         return
-    if type(lhs.b) is not IntImm or lhs.b.value <= 0:
+    if isinstance(lhs, Var):
+        var, new = lhs, (0, rhs.value)
+    elif (type(lhs) in (FloorMod, Mod) and isinstance(lhs.a, Var) and type(lhs.b) is IntImm
+          and lhs.b.value != 0):
+        var, new = lhs.a, modular_set.normalize(lhs.b.value, rhs.value)
+    else:
         return
-    c = lhs.b.value
-    new = modular_set.normalize(c, rhs.value)
-    old = facts.mods.get(lhs.a)
-    facts.mods[lhs.a] = new if old is None else modular_set.intersect(old, new)
+    if not dt.DataType(var.dtype).is_integer:
+        return
+    old = facts.mods.get(var)
+    facts.mods[var] = new if old is None else modular_set.intersect(old, new)
 
 
 def as_nonpositive(cond: PrimExpr) -> list[PrimExpr]:

@@ -1,4 +1,4 @@
-"""What an ``Analyzer`` knows about variables: ranges, residues, aliases, constraints.
+"""What an ``Analyzer`` knows: var ranges and residues, aliases, constraints, expression bounds.
 
 Every change bumps ``epoch`` so that the analyses can drop results cached
 under older facts. ``snapshot``/``restore`` let a ``constraint_scope`` undo
@@ -24,6 +24,8 @@ class Facts:
         self.mods: dict[Any, tuple[int, int]] = {}
         self.aliases: dict[Any, Any] = {}
         self.constraints: list[Any] = []
+        #: ``(expr, interval)`` from constraints comparing a non-var expression with a constant
+        self.expr_bounds: list[tuple[Any, Interval]] = []
         self.epoch = 0
 
     def changed(self) -> None:
@@ -32,11 +34,12 @@ class Facts:
 
     def snapshot(self) -> tuple:
         """A copy of the facts, for ``restore``."""
-        return (dict(self.bounds), dict(self.mods), dict(self.aliases), list(self.constraints))
+        return (dict(self.bounds), dict(self.mods), dict(self.aliases), list(self.constraints),
+                list(self.expr_bounds))
 
     def restore(self, snap: tuple) -> None:
         """Go back to the facts of a ``snapshot``."""
-        self.bounds, self.mods, self.aliases, self.constraints = snap
+        self.bounds, self.mods, self.aliases, self.constraints, self.expr_bounds = snap
         self.changed()
 
 

@@ -17,9 +17,9 @@ from typing import Any
 import attrs
 
 from .. import dtype as dt
-from ..expr import IntImm, PrimExpr
+from ..expr import Cast, PrimExpr
 from ..functor import ExprVisitor
-from .const_int_bound import wraps
+from .const_int_bound import all_representable, wraps
 
 Mod = tuple  # (coeff, base)
 NOTHING: Mod = (1, 0)
@@ -45,20 +45,31 @@ def union(a: Mod, b: Mod) -> Mod:
 
 
 def intersect(a: Mod, b: Mod) -> Mod:
-    """Values in both sets (kept as ``a`` when the combination is not simple)."""
+    """Values in both sets, by the Chinese remainder theorem (TVM's ``Intersect``).
+
+    Contradictory facts (no common value) keep ``a``: it is still sound for
+    the code that can run.
+    """
     if a[0] == 0 or b[0] == 0:
         return a if a[0] == 0 else b
-    g = math.gcd(a[0], b[0])
-    if (a[1] - b[1]) % g:
-        return a  # contradictory facts: keep the first, it is still sound for reachable code
-    lcm = a[0] // g * b[0]
-    if b[0] // g > 4096:
+    g, p, _ = _extended_gcd(a[0], b[0])  # p * a.coeff == g (mod b.coeff)
+    diff = b[1] - a[1]
+    if diff % g:
         return a
-    for k in range(b[0] // g):  # small moduli in practice (alignments)
-        v = a[1] + a[0] * k
-        if (v - b[1]) % b[0] == 0:
-            return normalize(lcm, v)
-    return a
+    # a.base + a.coeff * k hits b's residue for k == p * diff / g (mod b.coeff / g)
+    k = p * (diff // g) % (b[0] // g)
+    return normalize(a[0] // g * b[0], a[1] + a[0] * k)
+
+
+def _extended_gcd(a: int, b: int) -> tuple[int, int, int]:
+    """``(g, p, q)`` with ``a * p + b * q == g == gcd(a, b)``."""
+    p0, p1, q0, q1 = 1, 0, 0, 1
+    while b:
+        t = a // b
+        a, b = b, a - t * b
+        p0, p1 = p1, p0 - t * p1
+        q0, q1 = q1, q0 - t * q1
+    return a, p0, q0
 
 
 class ModularSetAnalyzer(ExprVisitor):
@@ -119,31 +130,60 @@ class ModularSetAnalyzer(ExprVisitor):
         return normalize(math.gcd(ca * cb, ca * bb, cb * ba), ba * bb)
 
     def visit_floor_div(self, e) -> Mod:
-        c = _positive_const(e.b)
-        if c is None:
-            return NOTHING
-        coeff, base = self.mod(e.a)
-        if coeff % c:
-            return NOTHING
-        return normalize(coeff // c, base // c)  # (c*q*k + base) // c == q*k + base // c
+        c = self._const(e.b)
+        return NOTHING if c is None else self.div_by_const(e.a, c, True)
 
     def visit_div(self, e) -> Mod:
-        if self.bounds.interval(e.a)[0] < 0:
-            return NOTHING
-        return self.visit_floor_div(e)  # truncation equals floor for a non-negative dividend
+        c = self._const(e.b)
+        return NOTHING if c is None else self.div_by_const(e.a, c, False)
 
     def visit_floor_mod(self, e) -> Mod:
-        c = _positive_const(e.b)
-        if c is None:
-            return NOTHING
-        coeff, base = self.mod(e.a)
-        g = math.gcd(coeff, c)  # the remainder keeps the residue modulo any divisor of c
-        return (0, base % c) if g == c else normalize(g, base)
+        c = self._const(e.b)
+        return NOTHING if c is None else self.mod_by_const(e.a, c, True)
 
     def visit_mod(self, e) -> Mod:
-        if self.bounds.interval(e.a)[0] < 0:
+        c = self._const(e.b)
+        return NOTHING if c is None else self.mod_by_const(e.a, c, False)
+
+    def _const(self, e: PrimExpr) -> int | None:
+        """The value of ``e`` if its set is one nonzero constant."""
+        coeff, base = self.mod(e)
+        return base if coeff == 0 and base != 0 else None
+
+    def _nonneg(self, e: PrimExpr) -> bool:
+        return self.bounds.interval(e)[0] >= 0
+
+    def div_by_const(self, a: PrimExpr, c: int, floor: bool) -> Mod:
+        """``a / c`` rounding down (``floor``) or towards zero (TVM's ``DivByConst``)."""
+        coeff, base = self.mod(a)
+        if coeff == 0:  # one value: divide it
+            q = abs(base) // abs(c)
+            if floor:
+                return (0, base // c)
+            return (0, q if (base >= 0) == (c > 0) else -q)
+        if coeff % c:
             return NOTHING
-        return self.visit_floor_mod(e)
+        if base == 0:  # c divides every value: the division is exact whatever the rounding
+            return (abs(coeff // c), 0)
+        if c > 0 and (floor or self._nonneg(a)):
+            # (c*q*k + base) // c == q*k + base // c, base in [0, coeff)
+            return normalize(coeff // c, base // c)
+        return NOTHING
+
+    def mod_by_const(self, a: PrimExpr, c: int, floor: bool) -> Mod:
+        """``a % c`` (TVM's ``ModByConst``): the residue modulo ``gcd(coeff, c)`` survives.
+
+        As in TVM, a set whose base is not a multiple of that gcd is kept for
+        floormod, or truncmod of a non-negative dividend, only.
+        """
+        coeff, base = self.mod(a)
+        if coeff == 0:  # one value: its remainder
+            r = base % c if floor else base - c * _truncdiv(base, c)
+            return (0, r)
+        g = math.gcd(coeff, c)
+        if base % g == 0 or floor or self._nonneg(a):
+            return (g, base % g)
+        return NOTHING
 
     def visit_min(self, e) -> Mod:
         return union(self.mod(e.a), self.mod(e.b))
@@ -154,13 +194,35 @@ class ModularSetAnalyzer(ExprVisitor):
         return union(self.mod(e.true_value), self.mod(e.false_value))
 
     def visit_cast(self, e) -> Mod:
-        if not _is_int(e.value.dtype):
+        src = self._cast_source(e.value)
+        if src is None:
             return NOTHING
-        src = self.bounds.interval(e.value)
+        value, iv = src
         target = dt.DataType(dt.element_of(e.dtype))
-        if target.min_value() <= src[0] and src[1] <= target.max_value():
-            return self.mod(e.value)
-        return NOTHING
+        out = self.mod(value)
+        if target.min_value() <= iv[0] and iv[1] <= target.max_value():
+            return out
+        return _wrapped(out, target)  # a cast to an integer type keeps the value mod 2**bits
+
+    def _cast_source(self, value: PrimExpr) -> tuple | None:
+        """``(integer expression, its bound)`` the cast converts, looking through exact floats.
+
+        A float keeps the residue only if no value is rounded: every integer
+        of the bound must be representable, not just the ends.
+        """
+        if _is_int(value.dtype):
+            return value, self.bounds.interval(value)
+        floats = []
+        inner = value
+        while type(inner) is Cast and not _is_int(inner.dtype):
+            floats.append(inner.dtype)
+            inner = inner.value
+        if not _is_int(inner.dtype) or not floats:
+            return None
+        iv = self.bounds.interval(inner)
+        if not all(all_representable(iv, f) for f in floats):
+            return None
+        return inner, iv
 
     def visit_ramp(self, e) -> Mod:
         base, stride = self.mod(e.base), self.mod(e.stride)
@@ -171,12 +233,28 @@ class ModularSetAnalyzer(ExprVisitor):
     def visit_broadcast(self, e) -> Mod:
         return self.mod(e.value)
 
+    def visit_call(self, e) -> Mod:
+        if e.op == "tir.shift_right":
+            coeff, s = self.mod(e.args[1])
+            if coeff == 0 and 0 <= s < 64:  # x >> s == floordiv(x, 2**s), signed or not
+                return self.div_by_const(e.args[0], 1 << s, True)
+            return NOTHING
+        if e.op == "tir.bitwise_and":
+            c = self._const(e.args[1])
+            if c is not None and c > 0 and c & (c + 1) == 0:  # x & (2**k - 1) == floormod(x, 2**k)
+                return self.mod_by_const(e.args[0], c + 1, True)
+        return NOTHING
+
     def visit_let(self, e) -> Mod:
+        outer = self._let.get(e.var)  # a Let of the same var may be nested in its value
         self._let[e.var] = self.mod(e.value)
         try:
             return self.mod(e.body)
         finally:
-            del self._let[e.var]
+            if outer is None:
+                del self._let[e.var]
+            else:
+                self._let[e.var] = outer
 
 
 def _wrapped(m: Mod, t: dt.DataType) -> Mod:
@@ -188,11 +266,10 @@ def _wrapped(m: Mod, t: dt.DataType) -> Mod:
     return normalize(math.gcd(m[0], span), m[1])
 
 
+def _truncdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 def _is_int(dtype: str) -> bool:
     return dt.DataType(dt.element_of(dtype)).is_integer
-
-
-def _positive_const(e: PrimExpr) -> int | None:
-    if type(e) is IntImm and e.value > 0:
-        return e.value
-    return None

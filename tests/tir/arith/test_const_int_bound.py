@@ -29,7 +29,7 @@ TABLE = [
     (tir.const(7), (7, 7)),
     (x, (-2**31, 2**31 - 1)),
     (x64, (NEG_INF, POS_INF)),
-    (n, (0, 2**31 - 1)),
+    (n, (0, POS_INF)),                     # TVM: a size var without facts is [0, POS_INF]
     (u, (0, 255)),
     (i, (0, 15)),
     (j, (-4, 3)),
@@ -191,3 +191,79 @@ def test_int32_arithmetic_bound_is_exact_not_clipped():
     b = a.const_int_bound(i - j)
     assert (b.min_value, b.max_value) == (2**31 + 100, 2**31 + 100)
     assert a.const_int_bound(tir.Cast("int32", i - j)).max_value == 2**31 - 1
+
+
+# ---------------------------------------------------------------- TVM's conventions
+
+
+def test_int64_ends_saturate_to_infinity():
+    a = arith.Analyzer()
+    a.update(x64, ConstIntBound(0, 2**62))
+    b = a.const_int_bound(x64 * 4)
+    assert (b.min_value, b.max_value) == (0, POS_INF)   # 2**64 is past int64: unbounded
+    b = a.const_int_bound(x64 * 4 - x64 * 4)
+    assert (b.min_value, b.max_value) == (NEG_INF, POS_INF)
+    assert ConstIntBound(NEG_INF, 5).to_interval()[0] == float("-inf")
+
+
+def test_update_may_widen_past_the_dtype_as_in_tvm():
+    a = arith.Analyzer()
+    a.update(x, ConstIntBound(NEG_INF, 4))
+    b = a.const_int_bound(tir.min(x, y))
+    assert (b.min_value, b.max_value) == (NEG_INF, 4)
+
+
+SHIFT_TABLE = [
+    (tir.shift_right(j, tir.const(1)), (-2, 1)),
+    (tir.shift_right(i, j), (-2**31, 2**31 - 1)),        # j may be negative: undefined
+    (tir.shift_left(i, tir.const(2)), (0, 60)),
+    (tir.shift_left(j, tir.const(2)), (-2**31, 2**31 - 1)),  # a negative value: no assumption
+    (tir.shift_left(small_u8, _c(5, "uint8")), (0, 255)),    # 10 << 5 wraps in uint8
+    (tir.shift_left(small_u8, _c(4, "uint8")), (0, 160)),
+    (tir.shift_right(u8, _c(8, "uint8")), (0, 255)),          # by the width: undefined
+    (tir.bitwise_and(j, tir.const(6)), (0, 6)),
+]
+
+
+@pytest.mark.parametrize("e, expected", SHIFT_TABLE, ids=[show(e) for e, _ in SHIFT_TABLE])
+def test_shifts_and_bitwise_and(e, expected):
+    a = wrap_analyzer()
+    a.bind(i, tir.Range(0, 16))
+    a.bind(j, tir.Range.from_min_extent(-4, 8))
+    b = a.const_int_bound(e)
+    assert (b.min_value, b.max_value) == expected
+
+
+def test_division_by_a_divisor_of_either_sign():
+    a = arith.Analyzer()
+    a.update(x, ConstIntBound(0, 6))
+    a.update(y, ConstIntBound(-5, 7))
+    for e, expected in [(floormod(x, y), (-4, 6)), (truncmod(x, y), (0, 6)),
+                        (floordiv(x, y), (-6, 6)), (truncdiv(x, y), (-6, 6))]:
+        b = a.const_int_bound(e)
+        assert (b.min_value, b.max_value) == expected, show(e)
+
+
+def test_float_round_trip_keeps_the_bound_when_exact():
+    a = arith.Analyzer()
+    a.update(x, ConstIntBound(-3, 2**24))
+    e = tir.Cast("int32", tir.Cast("float32", x))
+    assert (a.const_int_bound(e).min_value, a.const_int_bound(e).max_value) == (-3, 2**24)
+    a.update(x, ConstIntBound(-3, 2**24 + 1), override=True)  # 2**24 + 1 rounds in float32
+    assert a.const_int_bound(e).max_value == 2**31 - 1
+
+
+def test_constraint_on_an_expression_with_a_constant():
+    a = arith.Analyzer()
+    a.update(x, ConstIntBound(0, 128))
+    with a.constraint_scope(tir.all(1 <= floormod(x, 58), floormod(x, 58) < 57)):
+        b = a.const_int_bound(floormod(x, 58) - 1)
+        assert (b.min_value, b.max_value) == (0, 55)
+    assert a.const_int_bound(floormod(x, 58) - 1).min_value == -1
+
+
+def test_nested_let_of_the_same_var():
+    t = tir.var("t")
+    e = tir.Let(t, tir.const(3), tir.Let(t, tir.const(5), t) + t)
+    b = arith.Analyzer().const_int_bound(e)
+    assert (b.min_value, b.max_value) == (8, 8)

@@ -25,12 +25,13 @@ TABLE = [
     (floordiv(x * 8 + 5, 4), (2, 1)),
     (floordiv(x * 6, 4), (1, 0)),          # not exact: nothing known
     (floormod(x * 6 + 1, 4), (2, 1)),
-    (floormod(x * 8 + 5, 4), (0, 1)),
+    (floormod(x * 8 + 5, 4), (4, 1)),      # TVM's ModByConst: (gcd(coeff, c), base), not a constant
     (tir.min(x * 4, y * 8 + 2), (2, 0)),
     (tir.Select(x < y, x * 6 + 3, tir.const(9)), (6, 3)),
     (tir.Ramp(x * 8, 2, 4), (2, 0)),        # every lane is even
     (tir.Broadcast(x * 8 + 3, 4), (8, 3)),
-    (truncdiv(x * 8, 4), (1, 0)),           # x may be negative: no fact for truncdiv
+    (truncdiv(x * 8, 4), (2, 0)),           # exact whatever x's sign (TVM's DivByConst, base 0)
+    (truncdiv(x * 8 + 4, 8), (1, 0)),       # x may be negative: rounding is unknown
 ]
 
 
@@ -85,3 +86,44 @@ def test_wrapping_arithmetic_keeps_only_residues_modulo_a_power_of_two():
     for e, expected in cases:
         m = a.modular_set(e)
         assert (m.coeff, m.base) == expected, show(e)
+
+
+def test_shift_right_and_bitwise_and():
+    a = arith.Analyzer()
+    m = a.modular_set(tir.shift_right(x * 8 + 4, 2))      # floordiv by 4, whatever x's sign
+    assert (m.coeff, m.base) == (2, 1)
+    m = a.modular_set(tir.bitwise_and(x * 16 + y * 4 + 1, 31))
+    assert (m.coeff, m.base) == (4, 1)
+    m = a.modular_set(tir.bitwise_and(x * 16, 17))      # not 2**k - 1: nothing known
+    assert (m.coeff, m.base) == (1, 0)
+
+
+def test_casts_keep_the_residue_when_no_value_changes():
+    a = arith.Analyzer()
+    a.bind(i, tir.Range(0, 1000))
+    m = a.modular_set(tir.Cast("int32", tir.Cast("float32", i * 6 + 1)))
+    assert (m.coeff, m.base) == (6, 1)
+    m = a.modular_set(tir.Cast("int64", x * 4 + 1))
+    assert (m.coeff, m.base) == (4, 1)
+    m = a.modular_set(tir.Cast("int8", x * 4 + 1))      # wraps: residue modulo gcd(4, 256)
+    assert (m.coeff, m.base) == (4, 1)
+    m = a.modular_set(tir.Cast("int32", tir.Cast("float32", x * 6 + 1)))  # x large: rounds
+    assert (m.coeff, m.base) == (1, 0)
+
+
+def test_constraints_give_residues_and_intersect():
+    a = arith.Analyzer()
+    with a.constraint_scope(tir.EQ(tir.truncmod(z, 4), tir.const(1))):
+        with a.constraint_scope(tir.EQ(floormod(z, 6), tir.const(3))):
+            m = a.modular_set(z)
+            assert (m.coeff, m.base) == (12, 9)
+    with a.constraint_scope(tir.EQ(z, tir.const(7))):
+        m = a.modular_set(z * 2)
+        assert (m.coeff, m.base) == (0, 14)
+
+
+def test_nested_let_of_the_same_var():
+    t = tir.var("t")
+    e = tir.Let(t, x * 4, tir.Let(t, x * 6 + 3, t) + t)
+    m = arith.Analyzer().modular_set(e)
+    assert (m.coeff, m.base) == (2, 1)

@@ -8,8 +8,11 @@ a result wrong. Flags combine with ``|``:
 >>> a.enabled_extensions = arith.Extension.ComparisonOfProductAndSum
 
 Honored: ``ComparisonOfProductAndSum`` (comparisons such as ``x * y < (x + y) * c``
-decided from the bounds of ``x``, ``y`` and ``c``). The other names exist so
-that code written for TVM runs; they do not change tirlite's results yet.
+decided from the bounds of ``x``, ``y`` and ``c``) and
+``ApplyConstraintsToBooleanBranches`` (in ``a && b``, ``a`` is simplified
+assuming ``b`` and the other way round; in ``a || b`` assuming the other is
+false). The other names exist so that code written for TVM runs; they do not
+change tirlite's results yet.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from .. import dtype as dt
 from .. import op
 from ..expr import EQ, LE, NE, And, Call, FloatImm, IntImm, Or, Select
 from ..op import floordiv, floormod, max, min
-from .pattern import PVar, Rule, broadcast
+from .extensions import Extension
+from .pattern import PVar, Rule, broadcast, same_expr
 from .rule_helpers import (
     FALSE,
     TRUE,
@@ -76,6 +77,32 @@ REM_GE = _rem(lambda c, b: 0 <= c)
 REM_GT = _rem(lambda c, b: -1 <= c)
 
 
+def _each_under_the_other(negate: bool):
+    """TVM's ApplyConstraintsToBooleanBranches (opt-in): in ``a && b`` simplify ``a``
+    assuming ``b`` and ``b`` assuming ``a`` (in ``a || b``, assuming the other is false)."""
+    def result(m):
+        an = m.s.analyzer
+        if Extension.ApplyConstraintsToBooleanBranches not in an.enabled_extensions:
+            return None
+        parts, unchanged = [m.b1, m.b2], 0
+        for i in range(4):  # alternate until neither side changes
+            k = i % 2
+            other = op.logical_not(parts[1 - k]) if negate else parts[1 - k]
+            with an.constraint_scope(other):
+                new = an.rewrite_simplify(parts[k])
+            if new is parts[k] or same_expr(new, parts[k]):
+                unchanged += 1
+                if unchanged >= 2:
+                    break
+                continue
+            parts[k], unchanged = new, 0
+        if parts[0] is m.b1 and parts[1] is m.b2:
+            return None
+        return (op.logical_or if negate else op.logical_and)(*parts)
+
+    return result
+
+
 NOT_RULES = [
     Rule(~b1, literal_not),
     Rule(~broadcast(b1), broadcast(~b1)),
@@ -89,6 +116,7 @@ NOT_RULES = [
 ]
 
 AND_RULES = [
+    Rule(b1 & b2, _each_under_the_other(negate=False)),
     Rule(broadcast(b1) & broadcast(b2), broadcast(b1 & b2)),
     Rule(And(b1, b1), b1),
     Rule(EQ(x, y) & NE(x, y), FALSE),
@@ -162,6 +190,7 @@ AND_RULES = [
 ]
 
 OR_RULES = [
+    Rule(b1 | b2, _each_under_the_other(negate=True)),
     Rule(broadcast(b1) | broadcast(b2), broadcast(b1 | b2)),
     Rule(Or(b1, b1), b1),
     Rule(EQ(x, y) | NE(x, y), TRUE),

@@ -230,3 +230,25 @@ def test_bool_var_in_scope():
     with a.constraint_scope(tir.Not(b)):
         assert a.rewrite_simplify(b).value == 0
     assert a.rewrite_simplify(b) is b
+
+
+@SETTINGS
+@given(conditions)
+def test_boolean_branches_extension_preserves_truth(cond):
+    """ApplyConstraintsToBooleanBranches: each side of && / || simplified assuming the other."""
+    a = arith.Analyzer()
+    a.enabled_extensions = arith.Extension.ApplyConstraintsToBooleanBranches
+    out = a.rewrite_simplify(cond)
+    assert _truth(out) == _truth(cond), f"{show(cond)} -> {show(out)}"
+
+
+def test_boolean_branches_extension_uses_the_other_side():
+    b, c, n = tir.var("b", "bool"), tir.var("c", "bool"), tir.var("n")
+    a = arith.Analyzer()
+    cases = [(tir.And(b, tir.Or(b, c)), b), (tir.Or(b, tir.And(b, c)), b),
+             (tir.And(X < n, tir.Or(X < n, c)), X < n)]
+    for before, _ in cases:
+        assert tir.structural_equal(a.rewrite_simplify(before), before)
+    a.enabled_extensions = arith.Extension.ApplyConstraintsToBooleanBranches
+    for before, after in cases:
+        assert tir.structural_equal(a.rewrite_simplify(before), after), show(before)

@@ -214,10 +214,13 @@ SUB_DIV_RULES = no_wrap(
          product("c3", "c1", "c2")),
     Rule(truncdiv(x - y, c1) * c3 - x * c2, (0 - truncmod(x - y, c1) - y) * c2,
          product("c3", "c1", "c2")),
-    # x = a * c3 + r with r >= 0 on both sides: (x + c1) / c3 - (x + c2) / c3 depends on r only
+    # x + c2 = a * c3 + r, all non-negative: (x + c1) / c3 - (x + c2) / c3 depends on r only.
+    # TVM asks x >= -c2 only; x + c2 % c3 must be >= 0 too for its truncmod to be r
+    # (x = -4, c1 = 7, c2 = 5, c3 = 3: 1 - 0, but TVM's result is 0).
     Rule(truncdiv(x + c1, c3) - truncdiv(x + c2, c3),
          truncdiv(truncmod(x + floormod(c2, c3), c3) + (c1 - c2), c3),
-         lambda m: m.v("c3") > 0 and m.v("c1") >= m.v("c2") and at_least_minus("x", "c2")(m)),
+         lambda m: m.v("c3") > 0 and m.v("c1") >= m.v("c2") and at_least_minus("x", "c2")(m)
+         and m.s.interval(m.x)[0] >= -(m.v("c2") % m.v("c3"))),
     Rule(truncdiv(x + c1, c3) - truncdiv(x, c3), truncdiv(truncmod(x, c3) + c1, c3),
          lambda m: m.v("c3") > 0 and m.v("c1") >= 0 and m.s.nonneg(m.x)),
     Rule(x - floordiv(x, c1) * c1, floormod(x, c1), nonzero("c1")),

@@ -51,6 +51,9 @@ def _shaped(children):
         st.tuples(div, children, children).map(lambda p: p[0](p[1] * Z + p[2], Z)),
         st.tuples(children, divisors, coeffs).map(
             lambda p: tir.floordiv(p[0] + p[1], 2) - tir.floordiv(p[0] + p[2], 2)),
+        st.tuples(st.sampled_from([tir.floordiv, tir.truncdiv]), children, st.integers(-9, 9),
+                  st.integers(-9, 9), st.sampled_from([2, 3, 5])).map(
+            lambda p: p[0](p[1] + p[2], p[4]) - p[0](p[1] + p[3], p[4])),
         st.tuples(children, divisors).map(
             lambda p: tir.floormod(p[0] - tir.floormod(p[0], p[1]), abs(p[1]))),
         st.tuples(children, children, coeffs).map(

@@ -259,7 +259,8 @@ SUB_CANONICAL_RULES = [
     Rule(c1 - (x + c2), (c1 - c2) - x),
     Rule(c1 - (c2 - x), x + (c1 - c2)),
     Rule((x + c1) - y, (x - y) + c1),
-    Rule(x - (y + c1), (x - y) + (0 - c1)),
+    *no_wrap(Rule(x - (y + c1), (x - y) + (0 - c1))),
+    Rule(x - (y + c1), (x - y) - c1),             # wrapping types: no negated constant
     Rule(x - (y - z), (x + z) - y),
     *no_wrap(Rule(x - y * c1, x + y * (0 - c1))),
     Rule(Select(b1, x, y) - Select(b1, z, w), Select(b1, x - z, y - w)),

@@ -118,7 +118,7 @@ def _scalar_dtype(value: Any) -> str:
 
 
 def _lanes_arg(t: dt.DataType) -> Any:
-    return t.lanes * vscale() if t.is_scalable else t.lanes
+    return vscale() * t.lanes if t.is_scalable else t.lanes   # TVM's order: vscale() * k
 
 
 def convert(value: Any) -> PrimExpr:

@@ -5,7 +5,6 @@ fails the run until its line here is removed.
 """
 
 REWRITE: dict[str, str] = {
-    'TestVector-9': "the scalar's broadcast gets lanes 8 * vscale() from tir.op (TVM writes vscale() * 8): tir.op's lane form, not a rule",
     'TestVector-19': 'TVM folds broadcast(0.0) * x to 0.0; for negative x the product is -0.0 (NaN for inf/NaN): not exact, not folded',
     'TestVector-21': "TVM's truncdiv(ramp(x, 4), 2) -> ramp(x / 2, 2) is wrong when lanes change sign (x = -1: 0, 1, 3, 5, not 0, 2, 4, 6); x's sign is unknown",
     'TestVector-22': "TVM's truncdiv(ramp(x, 4), 2) -> ramp(x / 2, 2) is wrong when lanes change sign (x = -1); x's sign is unknown",

@@ -1,7 +1,7 @@
 """Arithmetic analysis: bounds, modular sets, rewrite and canonical simplification, proofs.
 
 The entry point is ``Analyzer``; see analyzer.py. Modules: ``const_int_bound``
-(intervals), ``modular_set`` (residues), ``pattern`` + ``rewrite_rules`` +
+(intervals), ``modular_set`` (residues), ``pattern`` + ``rules/`` +
 ``rewrite_simplify`` (rule-based simplifier), ``canonical_simplify`` (linear
 forms), ``constraints`` (facts from conditions), ``int_set`` (symbolic intervals
 and region estimates).

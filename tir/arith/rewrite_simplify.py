@@ -2,7 +2,7 @@
 
 Children are simplified first, the node is rebuilt with the folding builders
 of ``tir.op`` (constant folding, ``x + 0``, ``x * 1`` ...), then the rules of
-its class (``rewrite_rules.RULES``) are tried in order. A rule's result is
+its class (``rules.RULES``) are tried in order. A rule's result is
 simplified again, with a depth limit so that no rule set can loop forever.
 Results are memoized per expression object and per structure (hash-consing,
 see ``intern.py``) until the analyzer's facts change.
@@ -33,8 +33,8 @@ from ..functor import ExprMutator, substitute
 from .const_int_bound import wraps
 from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
-from .rewrite_rules import ANY_DTYPE_KINDS, FLOAT_RULES, RING_RULES, RULES
-from .rules_compare import known_bool
+from .rules import ANY_DTYPE_KINDS, FLOAT_RULES, RING_RULES, RULES
+from .rules.compare import known_bool
 
 #: How many rule applications may nest before the simplifier gives up on a node.
 MAX_DEPTH = 24

@@ -1,4 +1,4 @@
-"""Property tests for the comparison and logic rules (rules_compare.py, rules_logic.py).
+"""Property tests for the comparison and logic rules (rules/compare.py, rules/logic.py).
 
 The rules rewrite comparisons of unbounded variables (``x * -2 <= 3`` into
 ``-1 <= x``), so the inputs here use variables without ranges and are checked

@@ -1,4 +1,4 @@
-"""Property tests for the Min/Max rules (rules_min_max.py): values survive rewriting.
+"""Property tests for the Min/Max rules (rules/min_max.py): values survive rewriting.
 
 Random expressions shaped like the rules' patterns (``min(x + c1, x + c2)``,
 ``min(truncdiv(x + c1, c2) * c2, max(x, c2))``, ``min(x * c1, c2)``,

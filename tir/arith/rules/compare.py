@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 
-from .. import op
-from ..expr import EQ, GE, GT, LE, LT, NE, Add, IntImm, Mul, Not, PrimExpr, Sub
-from ..op import floordiv, floormod, max, min, truncdiv, truncmod
-from .extensions import Extension
-from .pattern import Rule, broadcast, ramp, same_expr
-from .rule_helpers import c1, c2, x, y, z
+from ... import op
+from ...expr import EQ, GE, GT, LE, LT, NE, Add, IntImm, Mul, Not, PrimExpr, Sub
+from ...op import floordiv, floormod, max, min, truncdiv, truncmod
+from ..extensions import Extension
+from ..pattern import Rule, broadcast, ramp, same_expr
+from .helpers import c1, c2, x, y, z
 
 # ---------------------------------------------------------------- deciding a comparison
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 
-from .. import dtype as dt
-from ..expr import Call, FloatImm, IntImm, PrimExpr
-from ..op import cast, const
-from ..op_intrin import shift_left, shift_right
-from .pattern import Rule
-from .rule_helpers import x
+from ... import dtype as dt
+from ...expr import Call, FloatImm, IntImm, PrimExpr
+from ...op import cast, const
+from ...op_intrin import shift_left, shift_right
+from ..pattern import Rule
+from .helpers import x
 
 _SHIFTS = {"tir.shift_left": shift_left, "tir.shift_right": shift_right}
 

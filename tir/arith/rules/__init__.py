@@ -1,20 +1,20 @@
 """The rewrite rule table: which rules each node kind gets, by dtype.
 
 The rules live one block per node kind, one rule per line
-(``Rule(before, after, when)``): ``rules_add_sub_mul``, ``rules_div_mod``,
-``rules_min_max``, ``rules_compare``, ``rules_logic``, ``rules_intrin``; pattern variables and
-shared conditions in ``rule_helpers``. ``RULES`` serve 32/64-bit signed integers, which index
+(``Rule(before, after, when)``), in TVM's order within each block:
+``add_sub_mul``, ``div_mod`` (+ ``div_mod_vector``), ``min_max``,
+``compare``, ``logic``, ``intrin``; pattern variables and shared conditions
+in ``helpers``. ``RULES`` serve 32/64-bit signed integers, which index
 arithmetic uses and which TIR assumes never overflow; ``RING_RULES``
-(identities that survive wraparound) serve the other integers; ``FLOAT_RULES``
-(exact identities) serve floats; ``ANY_DTYPE_KINDS`` run on every dtype and guard themselves (see
-``RewriteSimplifier._table``). Constants are moved to the right of
-commutative operators first, so rules need one order.
+(identities that survive wraparound) serve the other integers;
+``FLOAT_RULES`` (exact identities) serve floats; ``ANY_DTYPE_KINDS`` run on
+every dtype and guard themselves (see ``RewriteSimplifier._table``).
 """
 
 
 from __future__ import annotations
 
-from ..expr import (
+from ...expr import (
     EQ,
     GE,
     GT,
@@ -37,12 +37,12 @@ from ..expr import (
     Select,
     Sub,
 )
-from .rules_add_sub_mul import ADD, ADD_RING, FLOAT_ADD, MUL, MUL_RING, RAMP_RULES, SUB, SUB_RING
-from .rules_compare import EQ_RULES, GE_RULES, GT_RULES, LE_RULES, LT_RULES, NE_RULES
-from .rules_div_mod import FLOORDIV, FLOORMOD, TRUNCDIV, TRUNCMOD
-from .rules_intrin import INTRIN_RULES
-from .rules_logic import AND_RULES, CALL_RULES, NOT_RULES, OR_RULES, SELECT_RULES
-from .rules_min_max import MAX, MAX_RING, MIN, MIN_RING
+from .add_sub_mul import ADD, ADD_RING, FLOAT_ADD, MUL, MUL_RING, RAMP_RULES, SUB, SUB_RING
+from .compare import EQ_RULES, GE_RULES, GT_RULES, LE_RULES, LT_RULES, NE_RULES
+from .div_mod import FLOORDIV, FLOORMOD, TRUNCDIV, TRUNCMOD
+from .intrin import INTRIN_RULES
+from .logic import AND_RULES, CALL_RULES, NOT_RULES, OR_RULES, SELECT_RULES
+from .min_max import MAX, MAX_RING, MIN, MIN_RING
 
 RULES = {
     Add: ADD, Sub: SUB, Mul: MUL, FloorDiv: FLOORDIV,

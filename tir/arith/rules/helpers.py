@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import dtype as dt
-from ..op import const
-from .pattern import PConst, PVar
+from ... import dtype as dt
+from ...op import const
+from ..pattern import PConst, PVar
 
 x, y, z, w = PVar("x"), PVar("y"), PVar("z"), PVar("w")
 c1, c2, c3 = PConst("c1"), PConst("c2"), PConst("c3")

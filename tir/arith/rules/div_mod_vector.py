@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..expr import Broadcast, IntImm, PrimExpr, Ramp
-from ..op import add, const, floordiv, floormod, mul, truncdiv, truncmod
+from ...expr import Broadcast, IntImm, PrimExpr, Ramp
+from ...op import add, const, floordiv, floormod, mul, truncdiv, truncmod
 
 
 def _lanes(m) -> int | None:

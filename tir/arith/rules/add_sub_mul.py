@@ -5,18 +5,18 @@ the first rule that applies wins and its result is simplified again. Rules
 wrapped in ``no_wrap`` assume index arithmetic does not overflow (TVM's
 ``IsIndexType`` block) and serve signed 32/64-bit integers only; the others
 are ring identities that hold modulo ``2**bits`` too, so ``ring`` of a table
-also serves 8/16-bit and unsigned integers (see ``rewrite_rules.RING_RULES``).
+also serves 8/16-bit and unsigned integers (see ``rules.RING_RULES``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .. import dtype as dt
-from ..expr import Cast, IntImm, Max, Min, PrimExpr, Select
-from ..op import floordiv, floormod, max, min, truncdiv, truncmod
-from .pattern import PVar, Rule, broadcast, ramp
-from .rule_helpers import b1, both, c1, c2, c3, w, x, xv, y, z
+from ... import dtype as dt
+from ...expr import Cast, IntImm, Max, Min, PrimExpr, Select
+from ...op import floordiv, floormod, max, min, truncdiv, truncmod
+from ..pattern import PVar, Rule, broadcast, ramp
+from .helpers import b1, both, c1, c2, c3, w, x, xv, y, z
 
 # integer pattern variables named as in TVM's vector rules (ramp bases and strides)
 s1, s2, r1, r2 = PVar("s1"), PVar("s2"), PVar("r1"), PVar("r2")

@@ -4,16 +4,24 @@ TVM's rules in TVM's order, then a few of ours that use bounds. Truncated
 division (C's ``/`` and ``%``) rounds towards zero, so most of its rules need
 non-negative operands; where TVM's vector rules for it omit that (a ramp
 whose lanes change sign), the condition is added here. The vector rules that
-look at a ramp's lanes are functions in ``rules_div_mod_vector``.
+look at a ramp's lanes are functions in ``rules.div_mod_vector``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..op import floordiv, floormod, max, min, truncdiv, truncmod
-from .pattern import Rule, broadcast, ramp
-from .rule_helpers import (
+from ...op import floordiv, floormod, max, min, truncdiv, truncmod
+from ..pattern import Rule, broadcast, ramp
+from .add_sub_mul import one_of
+from .div_mod_vector import (
+    floordiv_ramp,
+    floormod_ramp,
+    split_floordiv,
+    truncdiv_ramp,
+    truncmod_ramp,
+)
+from .helpers import (
     c1,
     c2,
     c3,
@@ -24,14 +32,6 @@ from .rule_helpers import (
     x,
     y,
     z,
-)
-from .rules_add_sub_mul import one_of
-from .rules_div_mod_vector import (
-    floordiv_ramp,
-    floormod_ramp,
-    split_floordiv,
-    truncdiv_ramp,
-    truncmod_ramp,
 )
 
 # ---------------------------------------------------------------- conditions

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .. import dtype as dt
-from ..expr import Max, Min, PrimExpr, Select
-from ..op import const, floordiv, max, min, truncdiv
-from .pattern import Match, PVar, Rule, broadcast
-from .rule_helpers import b1, c1, c2, le, pos, x, xv, y, z
+from ... import dtype as dt
+from ...expr import Max, Min, PrimExpr, Select
+from ...op import const, floordiv, max, min, truncdiv
+from ..pattern import Match, PVar, Rule, broadcast
+from .helpers import b1, c1, c2, le, pos, x, xv, y, z
 
 s1, s2 = PVar("s1"), PVar("s2")
 

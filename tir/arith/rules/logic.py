@@ -8,13 +8,14 @@ everything, and ``0.5`` lies between ``0`` and ``1``.
 
 from __future__ import annotations
 
-from .. import dtype as dt
-from .. import op
-from ..expr import EQ, LE, NE, And, Call, FloatImm, IntImm, Or, Select
-from ..op import floordiv, floormod, max, min
-from .extensions import Extension
-from .pattern import PVar, Rule, broadcast, same_expr
-from .rule_helpers import (
+from ... import dtype as dt
+from ... import op
+from ...expr import EQ, LE, NE, And, Call, FloatImm, IntImm, Or, Select
+from ...op import floordiv, floormod, max, min
+from ..extensions import Extension
+from ..pattern import PVar, Rule, broadcast, same_expr
+from .compare import literal_not
+from .helpers import (
     FALSE,
     TRUE,
     b1,
@@ -31,7 +32,6 @@ from .rule_helpers import (
     yv,
     z,
 )
-from .rules_compare import literal_not
 
 ZERO = IntImm("int32", 0)
 b3 = PVar("b3", "bool")

@@ -45,8 +45,8 @@ from .rewrite_simplify import RewriteSimplifier
 
 _ORDERED = (LT, LE, GT, GE)
 
-#: How many rewrite/canonical rounds ``simplify`` runs at most.
-SIMPLIFY_ROUNDS = 2
+#: How many passes ``simplify`` runs (alternating rewrite and canonical, as TVM's steps).
+SIMPLIFY_STEPS = 2
 
 
 class Analyzer:
@@ -109,21 +109,21 @@ class Analyzer:
         with deep_recursion():
             return eval_set(self, e, doms)
 
-    def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
-        """``e`` simplified: rewrite, then canonical form, alternating (``steps`` rounds at most).
+    def simplify(self, e: Any, steps: int = SIMPLIFY_STEPS) -> PrimExpr:
+        """``e`` simplified by ``steps`` passes that alternate rewrite and canonical form.
 
-        The result is in canonical form, as TVM's ``Simplify`` ends in it (the rewrite
-        rules' own forms, such as ``x + -7``, are canonically ``x - 7``). A round stops
-        early once the canonical form changes nothing.
+        As TVM's ``Analyzer::Simplify``: even passes rewrite, odd passes
+        canonicalize, so the default (2) is one rewrite then the canonical form,
+        and the result prints in canonical form (``x - 7``, not the rewrite
+        rules' ``x + -7``). A constant stops the passes early.
         """
         e = _expr(e, "simplify")
         with deep_recursion():
-            out = self.rewriter(e)
+            out = e
             for i in range(steps):
-                canonical = self.canonicalizer(out)
-                if canonical is out or same_expr(canonical, out):
+                if isinstance(out, IntImm):
                     break
-                out = canonical if i == steps - 1 else self.rewriter(canonical)
+                out = self.rewriter(out) if i % 2 == 0 else self.canonicalizer(out)
             return out
 
     # ------------------------------------------------------------ proofs

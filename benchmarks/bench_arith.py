@@ -12,7 +12,7 @@ them), so nothing is reused across statements: the cold per-expression cost.
 
 A third table times the passes that lean on the analyzer, on the kernels of
 ``bench_kernels.py`` plus a bound-checked copy of each: ``codegen.lower``
-with ``PassTimingInstrument``, median of 5, milliseconds per pass summed over
+with ``PassTimingInstrument``, median of 15, milliseconds per pass summed over
 the kernels (Simplify, VectorizeLoop, InstrumentBoundCheckers, the rest).
 
 Run: ``.venv/bin/python benchmarks/bench_arith.py``
@@ -115,7 +115,7 @@ def _report(label: str, count: int, times: list) -> None:
           f"= {count / med:,.0f} expressions/s (runs {runs})")
 
 
-PASS_RUNS = 5
+PASS_RUNS = 15
 PASSES_SHOWN = ("tir.Simplify", "tir.VectorizeLoop", "tir.InstrumentBoundCheckers")
 
 

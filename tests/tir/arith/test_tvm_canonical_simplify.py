@@ -14,6 +14,7 @@ import tir
 from tir import arith
 
 from .tvm_port.canonical_cases import KNOWN_FAILURES, rows
+from .tvm_port.case import params
 
 #: The issue's bar: at least this share of TVM's rows pass.
 PASS_RATE = 0.95
@@ -50,17 +51,7 @@ def outcome(make) -> str | None:
     return f"got {after}, TVM expects {expected}"
 
 
-def _params() -> list:
-    return [pytest.param(make, id=ident, marks=_marks(ident)) for ident, make in ROWS]
-
-
-def _marks(ident: str) -> tuple:
-    if ident in KNOWN_FAILURES:
-        return (pytest.mark.xfail(reason=KNOWN_FAILURES[ident], strict=True),)
-    return ()
-
-
-@pytest.mark.parametrize("make", _params())
+@pytest.mark.parametrize("make", params(ROWS, KNOWN_FAILURES))
 def test_tvm_canonical_row(make):
     problem = outcome(make)
     assert problem is None, problem

@@ -16,6 +16,7 @@ from tir import arith
 from tir.arith import ConstIntBound
 
 from .tvm_port.bound_cases import CLASSES, KNOWN_FAILURES, TVM_XFAIL_CLASSES
+from .tvm_port.case import params
 
 #: The bar: at least this share of TVM's rows pass (TVM's own xfail class aside).
 PASS_RATE = 0.95
@@ -46,15 +47,7 @@ def outcome(make) -> str | None:
     return f"got {got}, TVM expects {case.expected_bounds}"
 
 
-def _params():
-    for ident, make in ROWS:
-        marks = ()
-        if ident in KNOWN_FAILURES:
-            marks = pytest.mark.xfail(reason=KNOWN_FAILURES[ident], strict=True)
-        yield pytest.param(make, id=ident, marks=marks)
-
-
-@pytest.mark.parametrize("make", list(_params()))
+@pytest.mark.parametrize("make", params(ROWS, KNOWN_FAILURES))
 def test_tvm_const_int_bound_row(make):
     problem = outcome(make)
     assert problem is None, problem

@@ -8,6 +8,7 @@ import tir
 from tir import arith
 
 from .tvm_port import intset_cases as cases
+from .tvm_port.case import params
 
 #: The issue's bar: at least this share of TVM's rows pass.
 PASS_RATE = 0.95
@@ -110,17 +111,7 @@ def _check_dim(intset, desc) -> str | None:
     return None
 
 
-def _params() -> list:
-    return [pytest.param(make, id=ident, marks=_marks(ident)) for ident, make in ROWS]
-
-
-def _marks(ident: str) -> tuple:
-    if ident in cases.KNOWN_FAILURES:
-        return (pytest.mark.xfail(reason=cases.KNOWN_FAILURES[ident], strict=True),)
-    return ()
-
-
-@pytest.mark.parametrize("make", _params())
+@pytest.mark.parametrize("make", params(ROWS, cases.KNOWN_FAILURES))
 def test_tvm_intset_row(make):
     problem = outcome(make)
     assert problem is None, problem

@@ -16,6 +16,7 @@ import pytest
 from tir import arith
 from tir.arith import ConstIntBound
 
+from .tvm_port.case import params
 from .tvm_port.modular_cases import FUNCTIONS, KNOWN_FAILURES, UNSOUND_HERE
 
 #: The bar: at least this share of TVM's rows pass.
@@ -47,15 +48,7 @@ def outcome(make) -> str | None:
     return f"got (coeff, base) = {(m.coeff, m.base)}, TVM expects {(case.coeff, case.base)}"
 
 
-def _params():
-    for ident, make in ROWS:
-        marks = ()
-        if ident in KNOWN_FAILURES:
-            marks = pytest.mark.xfail(reason=KNOWN_FAILURES[ident], strict=True)
-        yield pytest.param(make, id=ident, marks=marks)
-
-
-@pytest.mark.parametrize("make", list(_params()))
+@pytest.mark.parametrize("make", params(ROWS, KNOWN_FAILURES))
 def test_tvm_modular_set_row(make):
     problem = outcome(make)
     assert problem is None, problem

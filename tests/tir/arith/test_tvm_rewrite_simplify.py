@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from .tvm_port.case import params
 from .tvm_port.known_failures import REWRITE
 from .tvm_port.run_rewrite import ROWS, outcome
 
@@ -11,17 +12,7 @@ from .tvm_port.run_rewrite import ROWS, outcome
 PASS_RATE = 0.95
 
 
-def _params() -> list:
-    return [pytest.param(make, ext, id=ident, marks=_marks(ident)) for ident, make, ext in ROWS]
-
-
-def _marks(ident: str) -> tuple:
-    if ident in REWRITE:
-        return (pytest.mark.xfail(reason=REWRITE[ident], strict=True),)
-    return ()
-
-
-@pytest.mark.parametrize("make, extension", _params())
+@pytest.mark.parametrize("make, extension", params(ROWS, REWRITE))
 def test_tvm_rewrite_row(make, extension):
     problem = outcome(make, extension)
     assert problem is None, problem

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import tir
 
 
@@ -55,3 +57,18 @@ def _raiser(err: Exception):
     def make():
         raise err
     return make
+
+
+def params(rows, known_failures: dict[str, str]) -> list:
+    """One ``pytest.param(*args, id=ident)`` per row ``(ident, *args)``.
+
+    A row listed in ``known_failures`` is a strict xfail with its reason, so
+    a row that starts passing fails the run until its line is removed.
+    """
+    out = []
+    for ident, *args in rows:
+        marks = ()
+        if ident in known_failures:
+            marks = (pytest.mark.xfail(reason=known_failures[ident], strict=True),)
+        out.append(pytest.param(*args, id=ident, marks=marks))
+    return out

@@ -34,13 +34,17 @@ from .buffer import Buffer
 from .expr import BinaryOpNode, CmpOpNode, PrimExpr, Var, access_dtype
 from .function import IRModule, PrimFunc
 from .functor import StmtExprVisitor
+from .node import TVMError
 from .stmt import loop_range_error
 
 _MAX_SHOWN = 10
 
 
-class WellFormedError(ValueError):
-    """IR that ``verify_well_formed`` rejects; the message lists each error with its function."""
+class WellFormedError(TVMError, ValueError):
+    """IR that ``verify_well_formed`` rejects; the message lists each error with its function.
+
+    A ``tir.TVMError`` (what TVM raises there) and a ``ValueError``.
+    """
 
 
 class _WellFormed(StmtExprVisitor):

@@ -184,3 +184,19 @@ def test_the_simplifier_keeps_two_any_nodes_apart():
     assert isinstance(ana.simplify(a - b), tir.Sub)
     assert isinstance(ana.canonical_simplify(a + b - a - b + (b - a)), tir.PrimExpr)
     assert not ana.can_prove(a == b)  # noqa: PLR0124
+
+
+def test_project_errors_are_tvm_errors():
+    # TVM code catches tvm.error.TVMError around verification and vectorization.
+    from tir.verify import WellFormedError
+    from transform.vectorize.remarks import VectorizeError
+
+    assert issubclass(WellFormedError, tir.TVMError) and issubclass(WellFormedError, ValueError)
+    assert issubclass(VectorizeError, tir.TVMError) and issubclass(VectorizeError, ValueError)
+    ib = tir.ir_builder.create()
+    a = ib.buffer_ptr(tir.decl_buffer((4,), "float32", name="A"))
+    with ib.for_range(0, 4, name="i", kind="vectorize") as i:
+        a[i] = a[i + tir.var("n")]
+    bad = tir.PrimFunc([], ib.get())   # A and n are not parameters: not well formed
+    with pytest.raises(tir.TVMError, match="A|n"):
+        tir.verify_well_formed(bad)

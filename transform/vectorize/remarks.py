@@ -10,6 +10,8 @@ import json
 
 import attrs
 
+from tir import TVMError
+
 #: Every statement of the loop body became vector code.
 VECTORIZED = "vectorized"
 #: Every statement became vector code, some with a tail guard turned into lane masks.
@@ -22,8 +24,11 @@ SCALARIZED = "scalarized"
 NOT_VECTORIZED = "not vectorized"
 
 
-class VectorizeError(ValueError):
-    """A vectorized loop the pass cannot accept; names the loop and the reason."""
+class VectorizeError(TVMError, ValueError):
+    """A vectorized loop the pass cannot accept; names the loop and the reason.
+
+    A ``tir.TVMError`` (what TVM's vectorizer raises) and a ``ValueError``.
+    """
 
     def __init__(self, loop_var: str, reason: str, func_name: str | None = None):
         self.loop_var = loop_var

@@ -461,13 +461,6 @@ FUNCTIONS = [
 ]
 
 
-def rows() -> list[tuple[str, Any]]:
-    """``(id, make_row)`` for every row, ids ``test_function-k`` (k from 0)."""
-    out = []
-    for name, build in FUNCTIONS:
-        for k, make in enumerate(build()):
-            out.append((f"{name}-{k}", make))
-    return out
 
 
 #: Rows that do not pass, with the reason (the runner marks them xfail(strict=True)).

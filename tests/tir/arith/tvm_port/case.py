@@ -40,17 +40,28 @@ class TestCase:
 Case = TestCase
 
 
-def rows(classes) -> list[tuple[str, Any, Any]]:
-    """``(id, make_row, extra)`` for every row of every ported class, ids ``Class-k``."""
+def rows(tables) -> list[tuple]:
+    """``(id, make_row, *extra)`` for every row of ``tables``, ids ``Name-k`` (k from 0).
+
+    ``tables`` holds ``(name, build, *extra)``: ``build()`` returns the row
+    makers of one TVM class or test function. A table whose own body fails
+    (it uses something tirlite lacks) becomes one row that raises that error.
+    """
     out = []
-    for name, build, extra in classes:
+    for name, build, *extra in tables:
         try:
             makers = build()
         except Exception as err:  # the class body itself uses what we lack
             makers = [_raiser(err)]
         for k, make in enumerate(makers):
-            out.append((f"{name}-{k}", make, extra))
+            out.append((f"{name}-{k}", make, *extra))
     return out
+
+
+def unknown_ids(rows, known_failures: dict[str, str]) -> list[str]:
+    """Known-failure ids that name no row (a typo, or a row TVM's file no longer has)."""
+    ids = {row[0] for row in rows}
+    return sorted(set(known_failures) - ids)
 
 
 def _raiser(err: Exception):

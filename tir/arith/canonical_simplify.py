@@ -399,19 +399,23 @@ class CanonicalSimplifier(RewriteSimplifier):
         return lhs.add_split(self.split_div_const(self.to_split(temp), cval, mode), 1)
 
     def _mod(self, e: Mod) -> Any:
+        return self._mod_by(e, TRUNC, self._truncmod_sum, op.truncmod)
+
+    def _mod_by(self, e: Mod | FloorMod, mode: Any, sum_rule: Any, build: Any) -> Any:
+        """``e`` (trunc or floor remainder) by a positive constant in split form, else ``build``."""
         a, b = self.canon(e.a), self.canon(e.b)
-        folded = try_fold(Mod, a, b)
+        folded = try_fold(type(e), a, b)
         if folded is not None:
             return folded
         cval = _const(b)
         if cval is not None and cval > 0:
             if type(a) is SumExpr:
-                return self._truncmod_sum(a, cval)
+                return sum_rule(a, cval)
             lo, hi = self._interval(normalize(a))
             if lo >= 0 and hi < cval:
                 return a
-            return self.split_mod_const(self.to_split(a), cval, TRUNC)
-        return self._symbolic_mod(e, a, b, op.truncmod)
+            return self.split_mod_const(self.to_split(a), cval, mode)
+        return self._symbolic_mod(e, a, b, build)
 
     def _truncmod_sum(self, a: SumExpr, cval: int) -> Any:
         lhs, extra = self._separate(a, cval)
@@ -433,19 +437,7 @@ class CanonicalSimplifier(RewriteSimplifier):
         return self.split_mod_const(self.to_split(a), cval, TRUNC)
 
     def _floormod(self, e: FloorMod) -> Any:
-        a, b = self.canon(e.a), self.canon(e.b)
-        folded = try_fold(FloorMod, a, b)
-        if folded is not None:
-            return folded
-        cval = _const(b)
-        if cval is not None and cval > 0:
-            if type(a) is SumExpr:
-                return self._floormod_sum(a, cval)
-            lo, hi = self._interval(normalize(a))
-            if lo >= 0 and hi < cval:
-                return a
-            return self.split_mod_const(self.to_split(a), cval, FLOOR)
-        return self._symbolic_mod(e, a, b, op.floormod)
+        return self._mod_by(e, FLOOR, self._floormod_sum, op.floormod)
 
     def _floormod_sum(self, a: SumExpr, cval: int) -> Any:
         _, extra = self._separate(a, cval)

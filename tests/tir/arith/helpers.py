@@ -1,6 +1,9 @@
-"""Test helpers: a tiny evaluator of integer TIR expressions, a printer, and equality."""
+"""Test helpers: a tiny evaluator of integer TIR expressions, a printer, equality, and
+the Hypothesis strategy of random integer expressions the property tests share."""
 
 from __future__ import annotations
+
+from hypothesis import strategies as st
 
 import tir
 from tir import expr as E
@@ -136,3 +139,32 @@ def lift(e, var, vector):
             f = tir.op.cast(f"{tir.DataType(f.dtype).element_of}x{lanes}", f)
         return tir.Select(c, t, f)
     return e
+
+
+#: The comparisons a random Select may branch on.
+COMPARISONS = (lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a == b,
+               lambda a, b: a != b)
+
+
+def int_expressions(leaves, divisors, comparisons=COMPARISONS, max_leaves: int = 8):
+    """A Hypothesis strategy of integer expressions: + - * (by constants and not),
+    trunc/floor div/mod by ``divisors``, min, max and Select on ``comparisons``."""
+    def extend(children):
+        pair = st.tuples(children, children)
+        cmp_ops = st.sampled_from(list(comparisons))
+        return st.one_of(
+            pair.map(lambda p: p[0] + p[1]),
+            pair.map(lambda p: p[0] - p[1]),
+            st.tuples(children, st.integers(-3, 4)).map(lambda p: p[0] * p[1]),
+            pair.map(lambda p: tir.Mul(p[0], p[1])),
+            st.tuples(children, divisors).map(lambda p: tir.floordiv(p[0], p[1])),
+            st.tuples(children, divisors).map(lambda p: tir.floormod(p[0], p[1])),
+            st.tuples(children, divisors).map(lambda p: tir.truncdiv(p[0], p[1])),
+            st.tuples(children, divisors).map(lambda p: tir.truncmod(p[0], p[1])),
+            pair.map(lambda p: tir.min(p[0], p[1])),
+            pair.map(lambda p: tir.max(p[0], p[1])),
+            st.tuples(cmp_ops, children, children, children, children).map(
+                lambda p: tir.Select(p[0](p[1], p[2]), p[3], p[4])),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=max_leaves)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import tir
 from tir import arith
 
-from .helpers import evaluate, lift, show
+from .helpers import evaluate, int_expressions, lift, show
 
 X, Y, Z = tir.var("x"), tir.var("y"), tir.var("z")
 RANGES = {X: (-4, 4), Y: (0, 6), Z: (1, 5)}
@@ -34,27 +34,7 @@ leaves = st.one_of(st.sampled_from([X, Y, Z]), st.integers(-6, 6).map(tir.const)
 divisors = st.sampled_from([1, 2, 3, 4, 8, -2, -4, Z, Z * 2, 0 - Z])  # Z is never 0
 
 
-def _extend(children):
-    pair = st.tuples(children, children)
-    cmp_ops = st.sampled_from([lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a == b,
-                               lambda a, b: a != b])
-    return st.one_of(
-        pair.map(lambda p: p[0] + p[1]),
-        pair.map(lambda p: p[0] - p[1]),
-        st.tuples(children, st.integers(-3, 4)).map(lambda p: p[0] * p[1]),
-        pair.map(lambda p: tir.Mul(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.floordiv(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.floormod(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.truncdiv(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.truncmod(p[0], p[1])),
-        pair.map(lambda p: tir.min(p[0], p[1])),
-        pair.map(lambda p: tir.max(p[0], p[1])),
-        st.tuples(cmp_ops, children, children, children, children).map(
-            lambda p: tir.Select(p[0](p[1], p[2]), p[3], p[4])),
-    )
-
-
-int_exprs = st.recursive(leaves, _extend, max_leaves=8)
+int_exprs = int_expressions(leaves, divisors)
 comparisons = st.tuples(
     st.sampled_from(["lt", "le", "eq", "ne", "ge"]), int_exprs, int_exprs
 ).map(lambda p: {"lt": tir.LT, "le": tir.LE, "eq": tir.EQ, "ne": tir.NE, "ge": tir.GE}[p[0]](

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import tir
 from tir import arith
 
-from .helpers import evaluate, show
+from .helpers import COMPARISONS, evaluate, int_expressions, show
 
 X, Y, Z, W = tir.var("x"), tir.var("y"), tir.var("z"), tir.var("w")
 W_RANGE = (1, 4)
@@ -31,26 +31,7 @@ leaves = st.one_of(st.sampled_from([X, Y, Z, X, Y]), st.integers(-6, 6).map(tir.
 divisors = st.sampled_from([1, 2, 3, 4, 8, -2, -3, W, W * 2, 0 - W, Z * Z + 1])
 
 
-def _extend(children):
-    pair = st.tuples(children, children)
-    cmp_ops = st.sampled_from([lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a == b])
-    return st.one_of(
-        pair.map(lambda p: p[0] + p[1]),
-        pair.map(lambda p: p[0] - p[1]),
-        st.tuples(children, st.integers(-3, 4)).map(lambda p: p[0] * p[1]),
-        pair.map(lambda p: tir.Mul(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.floordiv(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.floormod(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.truncdiv(p[0], p[1])),
-        st.tuples(children, divisors).map(lambda p: tir.truncmod(p[0], p[1])),
-        pair.map(lambda p: tir.min(p[0], p[1])),
-        pair.map(lambda p: tir.max(p[0], p[1])),
-        st.tuples(cmp_ops, children, children, children, children).map(
-            lambda p: tir.Select(p[0](p[1], p[2]), p[3], p[4])),
-    )
-
-
-int_exprs = st.recursive(leaves, _extend, max_leaves=8)
+int_exprs = int_expressions(leaves, divisors, COMPARISONS[:3])
 
 #: (x's lowest value, x's width, y's offset from z, y's width, z's range)
 domains = st.tuples(st.integers(-6, 6), st.integers(0, 6), st.integers(-3, 3),

@@ -41,6 +41,7 @@ from ..expr import (
     Select,
     Sub,
 )
+from ..functor import post_order_visit
 from .canonical_form import (
     FLOOR,
     INF,
@@ -72,6 +73,13 @@ def _scalar_cond(e: Any) -> bool:
         return False
     cond = e.condition if type(e) is Select else e.args[0]
     return dt.lanes_of(cond.dtype) == 1
+
+
+_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
+
+
+def _nonzero_const(e: PrimExpr) -> bool:
+    return type(e) is IntImm and e.value != 0
 
 
 def is_index(e: PrimExpr) -> bool:
@@ -135,7 +143,11 @@ class CanonicalSimplifier(RewriteSimplifier):
         """A ``Select``/``if_then_else`` whose branches are simplified knowing the condition.
 
         As TVM's ``IRMutatorWithAnalyzer``: the true value under the
-        condition, the false value under its negation.
+        condition, the false value under its negation. Beyond TVM, a Select
+        computes both values whatever the condition, so a branch whose new
+        form divides by something not provably non-zero without the condition
+        (``select(0 < z, x // max(z, 1), x)`` to ``x // z``: at z = 0 the
+        machine traps) is simplified without it instead.
         """
         self._sync()
         sid = self.ids.of(e)
@@ -151,11 +163,24 @@ class CanonicalSimplifier(RewriteSimplifier):
             t = self.rewrite(tv)
         with self._assume(op.logical_not(cond)):
             f = self.rewrite(fv)
+        if select:
+            t = t if self._divides_safely(t, tv) else self.rewrite(tv)
+            f = f if self._divides_safely(f, fv) else self.rewrite(fv)
         out = op.select(cond, t, f) if select else Call(e.dtype, e.op, (cond, t, f))
         out = self._rewrite_node(out)
         self._sync()  # the scopes changed the facts' epoch: forget what was cached inside
         self._normals[sid] = out
         return out
+
+    def _divides_safely(self, new: PrimExpr, old: PrimExpr) -> bool:
+        """Every divisor in ``new`` is non-zero by the facts in scope, or was in ``old``."""
+        before = set()
+        post_order_visit(old, lambda n: before.add(self.ids.of(n.b))
+                         if type(n) in _DIVISIONS else None)
+        risky = []
+        post_order_visit(new, lambda n: risky.append(n.b) if type(n) in _DIVISIONS
+                         and self.ids.of(n.b) not in before else None)
+        return all(_nonzero_const(d) or self.analyzer.can_prove(d != 0) for d in risky)
 
     @contextlib.contextmanager
     def _assume(self, cond: PrimExpr) -> Iterator[None]:

@@ -102,3 +102,16 @@ def test_symbolic_divisors_stay_atoms():
     out = a.simplify(e)
     assert out.dtype == "int32"
     assert_same(a.simplify(floormod(x, y) - floormod(x, y)), 0)
+
+
+def test_select_branch_keeps_a_divisor_only_the_condition_makes_nonzero():
+    # A Select computes both values: at z = 0, x // z would trap even though the
+    # condition picks x. if_then_else runs one branch, so there the condition may be used.
+    x, z = tir.var("x"), tir.var("z")
+    guarded = floordiv(x, tir.max(z, 1))
+    sel = tir.Select(0 < z, guarded, x)
+    for method in ("canonical_simplify", "simplify"):
+        out = getattr(arith.Analyzer(), method)(sel)
+        assert tir.structural_equal(out.true_value, guarded), out
+    ite = tir.if_then_else(0 < z, guarded, x)
+    assert tir.structural_equal(arith.Analyzer().canonical_simplify(ite).args[1], floordiv(x, z))

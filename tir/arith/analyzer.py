@@ -45,8 +45,8 @@ from .rewrite_simplify import RewriteSimplifier
 
 _ORDERED = (LT, LE, GT, GE)
 
-#: How many passes ``simplify`` runs (alternating rewrite and canonical, as TVM's steps).
-SIMPLIFY_STEPS = 2
+#: How many rewrite + canonical rounds ``simplify`` runs at most.
+SIMPLIFY_ROUNDS = 2
 
 
 class Analyzer:
@@ -109,21 +109,26 @@ class Analyzer:
         with deep_recursion():
             return eval_set(self, e, doms)
 
-    def simplify(self, e: Any, steps: int = SIMPLIFY_STEPS) -> PrimExpr:
-        """``e`` simplified by ``steps`` passes that alternate rewrite and canonical form.
+    def simplify(self, e: Any, steps: int = SIMPLIFY_ROUNDS) -> PrimExpr:
+        """``e`` simplified: rewrite, then canonical form, alternating (``steps`` rounds at most).
 
-        As TVM's ``Analyzer::Simplify``: even passes rewrite, odd passes
-        canonicalize, so the default (2) is one rewrite then the canonical form,
-        and the result prints in canonical form (``x - 7``, not the rewrite
-        rules' ``x + -7``). A constant stops the passes early.
+        The result is in canonical form, as TVM's ``Simplify`` ends in it (``x - 7``,
+        not the rewrite rules' ``x + -7``). Unlike TVM's single rewrite + canonical
+        pass, a round whose canonical form changed something is followed by another,
+        so that simplifying a simplified expression changes nothing (the rewrite
+        rules and the canonical form disagree on a few forms, e.g. TVM's canonical
+        ``truncmod(x, -2) * -1`` where the rules give ``truncmod(x, 2) * -1``).
         """
         e = _expr(e, "simplify")
         with deep_recursion():
-            out = e
+            out = self.rewriter(e)
             for i in range(steps):
                 if isinstance(out, IntImm):
                     break
-                out = self.rewriter(out) if i % 2 == 0 else self.canonicalizer(out)
+                canonical = self.canonicalizer(out)
+                if canonical is out or same_expr(canonical, out):
+                    break
+                out = canonical if i == steps - 1 else self.rewriter(canonical)
             return out
 
     # ------------------------------------------------------------ proofs

@@ -1,0 +1,330 @@
+"""Which memory operations a vector access whose lane offsets follow a known pattern becomes.
+
+A vector access that is not one contiguous ramp used to be a hardware gather
+or scatter. Most of them are not random at all: ``A[2 * i]`` reads every
+other element, ``A[n - 1 - i]`` reads a run backwards, a transposed tile
+reads eight short rows. When the offset of every lane is known up to one
+symbolic part shared by a group of lanes, the access can use wide contiguous
+loads (or stores) plus a shuffle that puts the lanes in place:
+
+- stride 2, 8 lanes of float32: two 8-lane loads and one two-source shuffle;
+- stride -1: one load and a reverse;
+- an 8 x 8 transposed tile: eight row loads and a shuffle network.
+
+This module only *decides*; ``memory.py`` emits. The decision has two steps.
+
+1. **Lane offsets.** ``lane_forms`` reads the offset vector of the access as
+   one linear form per lane, ``sum(coeff * atom) + const``, where the atoms
+   are scalar expressions (loop vars, parameters, products of them). Lanes
+   whose forms differ only in the constant are a *group*: their elements lie
+   at known distances from each other.
+2. **Chunks.** Each group's offsets are covered by chunks, runs of at most
+   one register of elements (``native`` lanes). A load chunk never reaches
+   outside ``[min, max]`` of the offsets the lanes read: the serial program
+   reads both ends, so everything between lies in the same allocation. A
+   chunk that would run past ``max`` is slid back to end at ``max``, so it
+   overlaps the previous one instead (a stride-2 access of 8 lanes spans 15
+   elements: chunks ``[0, 8)`` and ``[7, 15)``). A store chunk writes only
+   elements that some lane writes, or is a masked store.
+
+The plan is used when it needs at most half as many memory operations as
+there are lanes; otherwise the access stays a gather/scatter (``gather.py``
+decides how to emit those). Predicated accesses use masked chunk loads and
+stores whose masks are shuffled from the predicate; when two lanes touch the
+same element under a predicate, no shuffle can combine their mask bits (or,
+for stores, choose the last *active* lane), and the access stays a gather
+or scatter.
+"""
+
+from __future__ import annotations
+
+from tir.expr import (
+    Add,
+    Broadcast,
+    Cast,
+    IntImm,
+    Mul,
+    PrimExpr,
+    Ramp,
+    Shuffle,
+    Sub,
+)
+from tir import dtype as dt
+from tir import op as tir_op
+from tir.structural import structural_equal, structural_hash
+
+#: Lanes beyond which an access is not analysed (the forms cost a little per lane).
+MAX_LANES = 256
+
+
+class _Atom:
+    """A scalar expression used as a dictionary key (structural equality)."""
+
+    __slots__ = ("expr", "_hash")
+
+    def __init__(self, expr: PrimExpr):
+        self.expr = expr
+        self._hash = structural_hash(expr)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Atom) and structural_equal(self.expr, other.expr)
+
+
+class Form:
+    """``sum(coeff * atom) + const``: the offset of one lane."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, terms: dict | None = None, const: int = 0):
+        self.terms = terms or {}  # _Atom -> nonzero int coefficient
+        self.const = const
+
+    @property
+    def key(self) -> frozenset:
+        """The symbolic part: lanes with equal keys are a known distance apart."""
+        return frozenset(self.terms.items())
+
+    def plus(self, other: Form, sign: int = 1) -> Form:
+        terms = dict(self.terms)
+        for atom, coeff in other.terms.items():
+            value = terms.get(atom, 0) + sign * coeff
+            if value:
+                terms[atom] = value
+            else:
+                terms.pop(atom, None)
+        return Form(terms, self.const + sign * other.const)
+
+    def scaled(self, factor: int) -> Form:
+        if factor == 0:
+            return Form()
+        return Form({a: c * factor for a, c in self.terms.items()}, self.const * factor)
+
+    def symbolic_expr(self, dtype: str) -> PrimExpr:
+        """The symbolic part as a TIR expression of ``dtype``."""
+        total = IntImm(dtype, 0)
+        for atom, coeff in sorted(self.terms.items(), key=lambda t: str(t[0].expr)):
+            term = _cast(atom.expr, dtype)
+            if coeff != 1:
+                term = tir_op.mul(term, IntImm(dtype, coeff))
+            total = tir_op.add(total, term)
+        return total
+
+
+def _cast(e: PrimExpr, dtype: str) -> PrimExpr:
+    return e if e.dtype == dtype else tir_op.cast(dtype, e)
+
+
+def _scalar_form(e: PrimExpr) -> Form:
+    if isinstance(e, IntImm):
+        return Form(const=e.value)
+    if isinstance(e, Add):
+        return _scalar_form(e.a).plus(_scalar_form(e.b))
+    if isinstance(e, Sub):
+        return _scalar_form(e.a).plus(_scalar_form(e.b), -1)
+    if isinstance(e, Mul):
+        if isinstance(e.b, IntImm):
+            return _scalar_form(e.a).scaled(e.b.value)
+        if isinstance(e.a, IntImm):
+            return _scalar_form(e.b).scaled(e.a.value)
+    if isinstance(e, Cast) and _widening_int_cast(e):
+        return _scalar_form(e.value)
+    return Form({_Atom(e): 1})
+
+
+def _widening_int_cast(e: Cast) -> bool:
+    src, dst = dt.DataType(e.value.dtype), dt.DataType(e.dtype)
+    return (src.is_int and dst.is_int and dst.bits >= src.bits)
+
+
+def lane_forms(e: PrimExpr) -> list[Form] | None:
+    """One ``Form`` per lane of the integer offset vector ``e``, or None if not linear."""
+    n = dt.lanes_of(e.dtype)
+    if n > MAX_LANES or dt.DataType(e.dtype).is_scalable:
+        return None
+    if n == 1:
+        return [_scalar_form(e)]
+    if isinstance(e, Broadcast):
+        return [_scalar_form(e.value)] * n
+    if isinstance(e, Ramp):
+        base = _scalar_form(e.base)
+        step = _scalar_form(e.stride)
+        return [base.plus(step.scaled(k)) for k in range(n)]
+    if isinstance(e, (Add, Sub)):
+        a, b = lane_forms(e.a), lane_forms(e.b)
+        if a is None or b is None:
+            return None
+        sign = 1 if isinstance(e, Add) else -1
+        return [x.plus(y, sign) for x, y in zip(a, b)]
+    if isinstance(e, Mul):
+        return _mul_forms(e)
+    if isinstance(e, Cast) and _widening_int_cast(e):
+        return lane_forms(e.value)
+    if isinstance(e, Shuffle):
+        parts = [lane_forms(v) for v in e.vectors]
+        if any(p is None for p in parts):
+            return None
+        flat = [f for p in parts for f in p]
+        return [flat[i.value] for i in e.indices]
+    return None
+
+
+def _mul_forms(e: Mul) -> list[Form] | None:
+    a, b = lane_forms(e.a), lane_forms(e.b)
+    if a is None or b is None:
+        return None
+    for x, y in ((a, b), (b, a)):
+        if all(not f.terms for f in y):  # one side is constant in every lane
+            if len({f.const for f in y}) == 1:
+                return [f.scaled(y[0].const) for f in x]
+            if all(not f.terms for f in x):
+                return [Form(const=f.const * g.const) for f, g in zip(x, y)]
+            # per-lane constants times one uniform symbolic form: still linear
+            if len({f.key for f in x}) == 1 and len({f.const for f in x}) == 1:
+                return [x[0].scaled(g.const) for g in y]
+    return None
+
+
+class Chunk:
+    """A contiguous run of ``width`` elements at ``start`` within a lane group."""
+
+    __slots__ = ("start", "width")
+
+    def __init__(self, start: int, width: int):
+        self.start, self.width = start, width
+
+    def __repr__(self) -> str:
+        return f"Chunk({self.start}, {self.width})"
+
+
+class Group:
+    """Lanes whose offsets share one symbolic part, and the chunks covering them."""
+
+    __slots__ = ("form", "lanes", "chunks")
+
+    def __init__(self, form: Form, lanes: list[int]):
+        self.form = form                 # the symbolic part (const 0)
+        self.lanes = lanes               # (lane, const offset) pairs are in Plan.offsets
+        self.chunks: list[Chunk] = []
+
+
+class Plan:
+    """How a vector access becomes chunked contiguous accesses and shuffles."""
+
+    __slots__ = ("groups", "offsets", "group_of", "lanes")
+
+    def __init__(self, groups: list[Group], offsets: list[int], group_of: list[int]):
+        self.groups = groups
+        self.offsets = offsets        # per lane: constant offset within its group
+        self.group_of = group_of      # per lane: index into groups
+        self.lanes = len(offsets)
+
+    @property
+    def chunk_count(self) -> int:
+        return sum(len(g.chunks) for g in self.groups)
+
+    def load_picks(self) -> list[int]:
+        """Per lane: its element's index in the concatenation of all chunks."""
+        starts, running = [], 0
+        for g in self.groups:
+            starts.append([])
+            for c in g.chunks:
+                starts[-1].append(running)
+                running += c.width
+        picks = []
+        for lane in range(self.lanes):
+            g = self.group_of[lane]
+            off = self.offsets[lane]
+            for k, c in enumerate(self.groups[g].chunks):
+                if c.start <= off < c.start + c.width:
+                    picks.append(starts[g][k] + off - c.start)
+                    break
+        return picks
+
+    def store_picks(self, group: int, chunk: Chunk) -> list[int]:
+        """Per element of ``chunk``: the last lane writing it (serial order), or -1."""
+        picks = [-1] * chunk.width
+        for lane in range(self.lanes):
+            if self.group_of[lane] == group:
+                pos = self.offsets[lane] - chunk.start
+                if 0 <= pos < chunk.width:
+                    picks[pos] = lane
+        return picks
+
+    def has_duplicates(self) -> bool:
+        seen = set()
+        for g, off in zip(self.group_of, self.offsets):
+            if (g, off) in seen:
+                return True
+            seen.add((g, off))
+        return False
+
+
+def group_lanes(forms: list[Form]) -> Plan:
+    """Lanes grouped by symbolic part (first-seen order); chunks not yet chosen."""
+    index: dict = {}
+    groups: list[Group] = []
+    group_of, offsets = [], []
+    for lane, f in enumerate(forms):
+        key = f.key
+        if key not in index:
+            index[key] = len(groups)
+            groups.append(Group(Form(dict(f.terms)), []))
+        g = index[key]
+        groups[g].lanes.append(lane)
+        group_of.append(g)
+        offsets.append(f.const)
+    return Plan(groups, offsets, group_of)
+
+
+def _pow2_floor(x: int) -> int:
+    return 1 << (x.bit_length() - 1)
+
+
+def cover_for_load(plan: Plan, native: int) -> None:
+    """Chunks of at most ``native`` elements, inside each group's ``[min, max]``."""
+    for g, group in enumerate(plan.groups):
+        offs = sorted({plan.offsets[lane] for lane in group.lanes})
+        hi = offs[-1]
+        width = min(native, _pow2_floor(hi - offs[0] + 1))
+        chunks, covered_to = [], None  # covered_to: one past the last covered element
+        for off in offs:
+            if covered_to is not None and off < covered_to:
+                continue
+            start = min(off, hi - width + 1)
+            chunks.append(Chunk(start, width))
+            covered_to = start + width
+        group.chunks = chunks
+
+
+def cover_for_store(plan: Plan, native: int) -> None:
+    """Chunks of at most ``native`` elements from each written run; never past ``max``."""
+    for group in plan.groups:
+        offs = sorted({plan.offsets[lane] for lane in group.lanes})
+        hi = offs[-1]
+        chunks, covered_to = [], None
+        for off in offs:
+            if covered_to is not None and off < covered_to:
+                continue
+            width = min(native, hi - off + 1)
+            chunks.append(Chunk(off, width))
+            covered_to = off + width
+        group.chunks = chunks
+
+
+def plan_access(offsets: PrimExpr, native: int, store: bool) -> Plan | None:
+    """The chunk plan for the offset vector ``offsets``, or None (stay a gather/scatter).
+
+    ``native``: elements per register for the accessed dtype. A plan is
+    returned when it needs at most half as many memory operations as lanes.
+    """
+    forms = lane_forms(offsets)
+    if forms is None:
+        return None
+    plan = group_lanes(forms)
+    (cover_for_store if store else cover_for_load)(plan, native)
+    if plan.chunk_count * 2 > plan.lanes:
+        return None
+    return plan

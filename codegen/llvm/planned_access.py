@@ -1,0 +1,166 @@
+"""Strided, reversed and transposed vector accesses as contiguous chunks plus shuffles.
+
+``access_plan.py`` decides which chunks cover the lanes of an access; this
+mixin of ``CodeGenLLVM`` emits them::
+
+    A[Ramp(b, 2, 8)]  (float32, 512-bit registers)
+      %c0 = load <8 x float>, ptr A + b          ; elements b .. b+7
+      %c1 = load <8 x float>, ptr A + b + 7      ; elements b+7 .. b+14
+      %v  = shufflevector %c0, %c1, <0, 2, 4, 6, 9, 11, 13, 15>
+
+A store writes each chunk with the lanes that land in it (the last lane in
+serial order where two lanes write one element); a chunk not written whole
+is a masked store. A predicate becomes the chunks' masks, shuffled from the
+predicate's lanes. ``None`` from ``_planned_load`` / ``False`` from
+``_planned_store`` means "no plan": the caller emits a gather or scatter.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from tir import dtype as dt
+from tir import op as tir_op
+from tir.expr import IntImm, Ramp
+
+from .access_plan import Plan, plan_access
+from .memory import Access, _reads_memory
+try:
+    from .shuffle_tree import shuffle_tree
+except ImportError:  # TEMPORARY until shuffle_tree.py lands
+    def shuffle_tree(builder, parts, picks):
+        vecs = []
+        for p in parts:
+            if not isinstance(p.type, ir.VectorType):
+                undef = ir.Constant(ir.VectorType(p.type, 1), ir.Undefined)
+                p = builder.insert_element(undef, p, ir.Constant(I32, 0))
+            vecs.append(p)
+        starts, total = [], 0
+        for v in vecs:
+            starts.append(total)
+            total += v.type.count
+        elem = vecs[0].type.element
+        out = ir.Constant(ir.VectorType(elem, len(picks)), ir.Undefined)
+        owner = [(k, j) for k, v in enumerate(vecs) for j in range(v.type.count)]
+        for lane, pk in enumerate(picks):
+            if pk < 0:
+                continue
+            k, j = owner[pk]
+            x = builder.extract_element(vecs[k], ir.Constant(I32, j))
+            out = builder.insert_element(out, x, ir.Constant(I32, lane))
+        return out
+from .types import I1, I32, PTR, element_bytes, memory_type
+
+#: The dtype chunk offsets are computed in (a GEP index is 64-bit anyway).
+OFFSET_DTYPE = "int64"
+
+
+class PlannedAccessCodegen:
+    """Mixin of ``CodeGenLLVM``: vector accesses with a chunk plan (access_plan.py)."""
+
+    builder: ir.IRBuilder
+
+    def _access_plan(self, buffer, access, store: bool) -> Plan | None:
+        if dt.lanes_of(buffer.dtype) > 1 or dt.DataType(access.index_dtype).is_scalable:
+            return None
+        offsets = access.vector
+        if offsets is None:
+            base, stride = access.base, access.stride
+            if base.dtype != stride.dtype:
+                base, stride = tir_op.cast("int64", base), tir_op.cast("int64", stride)
+            offsets = Ramp(base, stride, access.lanes)
+        bits = max(8, element_bytes(buffer.dtype) * 8)
+        native = max(1, self.target.vector_width_bits // bits)
+        return plan_access(offsets, native, store)
+
+    def _chunk_offset(self, plan: Plan, group: int, start: int):
+        sym = plan.groups[group].form.symbolic_expr(OFFSET_DTYPE)
+        return tir_op.add(sym, IntImm(OFFSET_DTYPE, start))
+
+    def _chunk_align(self, buffer, offset, width: int) -> int:
+        return self.alignment(buffer, Access(offset, IntImm(OFFSET_DTYPE, 1),
+                                             dt.with_lanes(OFFSET_DTYPE, width)))
+
+    def _chunk_mask(self, plan: Plan, lane_of_element: list[int], predicate):
+        """The ``<w x i1>`` mask of a chunk: each element takes its lane's predicate bit."""
+        if predicate is None:
+            return ir.Constant(ir.VectorType(I1, len(lane_of_element)),
+                               [int(lane >= 0) for lane in lane_of_element])
+        pred = self.visit_expr(predicate)
+        off = ir.Constant(I1, 0)
+        picks = [lane if lane >= 0 else plan.lanes for lane in lane_of_element]
+        return shuffle_tree(self.builder, [pred, off], picks)
+
+    # ------------------------------------------------------------ loads
+
+    def _planned_load(self, buffer, access, predicate):
+        """The loaded vector (memory form), or None when the access has no plan."""
+        plan = self._access_plan(buffer, access, store=False)
+        if plan is None or (predicate is not None and plan.has_duplicates()):
+            return None
+        elem = memory_type(buffer.dtype)
+        parts = []
+        for g, group in enumerate(plan.groups):
+            for chunk in group.chunks:
+                offset = self._chunk_offset(plan, g, chunk.start)
+                ptr = self._pointer(buffer, offset)
+                align = self._chunk_align(buffer, offset, chunk.width)
+                ty = elem if chunk.width == 1 else ir.VectorType(elem, chunk.width)
+                if predicate is None:
+                    parts.append(self.builder.load(ptr, typ=ty, align=align))
+                    continue
+                lanes = _lanes_of_elements(plan, g, chunk)
+                if chunk.width == 1:
+                    ty = ir.VectorType(elem, 1)
+                mask = self._chunk_mask(plan, lanes, predicate)
+                parts.append(self._masked_vector_load(ptr, ty, align, mask))
+        return shuffle_tree(self.builder, parts, plan.load_picks())
+
+    def _masked_vector_load(self, ptr, ty, align: int, mask):
+        mask_ty = ir.VectorType(I1, ty.count)
+        fn = self.declare_intrinsic("llvm.masked.load", ty, [PTR, I32, mask_ty, ty],
+                                    overloads=[ty, PTR])
+        return self.builder.call(fn, [ptr, ir.Constant(I32, align), mask,
+                                      ir.Constant(ty, None)])
+
+    # ------------------------------------------------------------ stores
+
+    def _planned_store(self, buffer, access, value, predicate) -> bool:
+        """Store ``value`` (memory form) chunk by chunk; False when there is no plan."""
+        plan = self._access_plan(buffer, access, store=True)
+        if plan is None or (predicate is not None and plan.has_duplicates()):
+            return False
+        for g, group in enumerate(plan.groups):
+            for chunk in group.chunks:
+                picks = plan.store_picks(g, chunk)
+                offset = self._chunk_offset(plan, g, chunk.start)
+                ptr = self._pointer(buffer, offset)
+                align = self._chunk_align(buffer, offset, chunk.width)
+                part = shuffle_tree(self.builder, [value], picks)
+                if predicate is None and all(p >= 0 for p in picks):
+                    self.builder.store(part, ptr, align=align)
+                    continue
+                mask = self._chunk_mask(plan, picks, predicate)
+                self._masked_vector_store(part, ptr, align, mask, predicate)
+        return True
+
+    def _masked_vector_store(self, part, ptr, align: int, mask, predicate):
+        ty = part.type
+        mask_ty = ir.VectorType(I1, ty.count)
+        fn = self.declare_intrinsic("llvm.masked.store", ir.VoidType(), [ty, PTR, I32, mask_ty],
+                                    overloads=[ty, PTR])
+        # a constant mask may leave one lane: the LLVM fold memory.py works around
+        reads = predicate is not None and _reads_memory(predicate)
+        part = self._truncation_barrier(part, reads)
+        self.builder.call(fn, [part, ptr, ir.Constant(I32, align), mask])
+
+
+def _lanes_of_elements(plan: Plan, group: int, chunk) -> list[int]:
+    """Per element of a load chunk: a lane reading it, or -1."""
+    lanes = [-1] * chunk.width
+    for lane in range(plan.lanes):
+        if plan.group_of[lane] == group:
+            pos = plan.offsets[lane] - chunk.start
+            if 0 <= pos < chunk.width:
+                lanes[pos] = lane
+    return lanes

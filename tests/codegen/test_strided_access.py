@@ -1,0 +1,256 @@
+"""Strided, reversed and transposed vector accesses (codegen/llvm/access_plan.py).
+
+Each kernel runs vectorized, serial (``tir.disable_vectorize``) and in the
+interpreter, and must match NumPy exactly (copies and integer arithmetic),
+with loop extents at the edges: empty, one element, one short of a vector,
+a vector, one past, and a long odd length. Stores write into a buffer filled
+with a sentinel first, so a chunk that writes an element no lane writes shows.
+"""
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+import transform
+from codegen.llvm.access_plan import lane_forms, plan_access
+from tir import ir_builder
+
+HOST = codegen.Target("llvm")
+EXTENTS = [0, 1, 7, 8, 9, 16, 17, 63, 64, 65, 1001]
+SENTINEL = -77
+
+
+def _lanes(dtype: str) -> int:
+    return max(2, HOST.vector_width_bits // np.dtype(dtype).itemsize // 8)
+
+
+def _builds(func):
+    vec = codegen.build(func)
+    with transform.PassContext(config={"tir.disable_vectorize": True}):
+        serial = codegen.build(func)
+    return vec, serial, codegen.build(func, "interp")
+
+
+def _values(rng, size, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        out = rng.standard_normal(size).astype(dtype) * 1e3
+        if size > 3:
+            out[::7] = np.nan
+            out[1::11] = np.finfo(dtype).max
+            out[2::13] = -np.inf
+        return out
+    if dtype.kind == "b":
+        return rng.integers(0, 2, size).astype(bool)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size, endpoint=True).astype(dtype)
+
+
+def _run_all(func, make_args, out_index):
+    results = []
+    for mod in _builds(func):
+        args = make_args()
+        mod(*args)
+        results.append(args[out_index])
+    return results
+
+
+def _assert_all_equal(results, expected):
+    for got in results:
+        np.testing.assert_array_equal(got, expected)
+
+
+# ---------------------------------------------------------------- strided loads
+
+
+def strided_load(stride: int, offset: int, dtype: str, lanes: int) -> tir.PrimFunc:
+    """``B[i] = A[stride * i + offset]`` over a vectorized loop of n iterations."""
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A = ib.pointer(dtype, name="A")
+    B = ib.pointer(dtype, name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        B[i] = A[i * stride + offset]
+    return tir.PrimFunc([A, B, n], ib.get())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "int32", "uint8"])
+@pytest.mark.parametrize("stride", [2, 3, 4, 5, 8, -1, -2, -3])
+def test_strided_load_matches_serial(stride, dtype):
+    rng = np.random.default_rng(abs(stride) * 10 + len(dtype))
+    lanes = _lanes(dtype)
+    for n in EXTENTS:
+        size = abs(stride) * max(n, 1) + 3
+        offset = 1 if stride > 0 else size - 2  # the last lane lands on size-2 - |s|(n-1) >= 1
+        src = _values(rng, size, dtype)
+        func = strided_load(stride, offset, dtype, lanes)
+        results = _run_all(func, lambda: (src.copy(), np.full(n, 0, dtype), np.int32(n)), 1)
+        idx = np.arange(n) * stride + offset
+        _assert_all_equal([r.view(np.uint8) for r in results],
+                          src[idx].view(np.uint8) if n else np.zeros(0, np.uint8))
+
+
+def test_stride_2_and_reversed_loads_have_no_gather():
+    for stride, offset in ((2, 0), (-1, 1000)):
+        ll = codegen.build(strided_load(stride, offset, "float32", 8)).get_source("ll")
+        assert "gather" not in ll
+        assert "shufflevector" in ll
+
+
+def test_reversed_copy_is_one_load_and_one_reverse_per_vector():
+    """B[i] = A[n - 1 - i]: the vector body loads one register and reverses it."""
+    lanes = _lanes("float32")
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A, B = ib.pointer("float32", name="A"), ib.pointer("float32", name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        B[i] = A[n - 1 - i]
+    mod = codegen.build(tir.PrimFunc([A, B, n], ib.get()))
+    ll = mod.get_source("ll")
+    reverse = ", ".join(f"i32 {lanes - 1 - k}" for k in range(lanes))
+    assert reverse in ll
+    assert "gather" not in ll
+    src = np.arange(1001, dtype=np.float32)
+    out = np.zeros(1001, np.float32)
+    mod(src, out, np.int32(1001))
+    np.testing.assert_array_equal(out, src[::-1])
+
+
+# ---------------------------------------------------------------- strided stores
+
+
+def strided_store(stride: int, offset: int, dtype: str) -> tir.PrimFunc:
+    """``B[stride * i + offset] = A[i]``."""
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A = ib.pointer(dtype, name="A")
+    B = ib.pointer(dtype, name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        B[i * stride + offset] = A[i]
+    return tir.PrimFunc([A, B, n], ib.get())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "int32"])
+@pytest.mark.parametrize("stride", [2, 3, 5, 8, -1, -2])
+def test_strided_store_matches_serial(stride, dtype):
+    rng = np.random.default_rng(abs(stride) * 100 + len(dtype))
+    for n in EXTENTS:
+        size = abs(stride) * max(n, 1) + 3
+        offset = 1 if stride > 0 else size - 2
+        src = _values(rng, n, dtype)
+        func = strided_store(stride, offset, dtype)
+        results = _run_all(
+            func, lambda: (src.copy(), np.full(size, SENTINEL, dtype), np.int32(n)), 1)
+        expected = np.full(size, SENTINEL, dtype)
+        expected[np.arange(n) * stride + offset] = src
+        _assert_all_equal([r.view(np.uint8) for r in results], expected.view(np.uint8))
+
+
+def test_interleaving_stores_complex_multiply():
+    """C[2i] = ar*br - ai*bi; C[2i+1] = ar*bi + ai*br over interleaved complex arrays."""
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A, B, C = (ib.pointer("float32", name=x) for x in "ABC")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        ar, ai, br, bi = A[2 * i], A[2 * i + 1], B[2 * i], B[2 * i + 1]
+        C[2 * i] = ar * br - ai * bi
+        C[2 * i + 1] = ar * bi + ai * br
+    func = tir.PrimFunc([A, B, C, n], ib.get())
+    rng = np.random.default_rng(5)
+    with transform.PassContext(config={"codegen.llvm.fp_contract": False}):
+        mod = codegen.build(func)
+    assert "gather" not in mod.get_source("ll") and "scatter" not in mod.get_source("ll")
+    for count in EXTENTS:
+        a = rng.standard_normal(2 * count + 1).astype(np.float32)
+        b = rng.standard_normal(2 * count + 1).astype(np.float32)
+        c = np.full(2 * count + 1, SENTINEL, np.float32)
+        mod(a, b, c, np.int32(count))
+        za = a[:2 * count].view(np.complex64)
+        zb = b[:2 * count].view(np.complex64)
+        np.testing.assert_allclose(c[:2 * count].view(np.complex64), za * zb, rtol=1e-5,
+                                   atol=1e-6)
+        assert c[2 * count] == SENTINEL
+
+
+def test_rgb_to_gray_stride_3():
+    n = tir.var("n")
+    ib = ir_builder.create()
+    rgb = ib.pointer("float32", name="rgb")
+    gray = ib.pointer("float32", name="gray")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        gray[i] = (rgb[3 * i] * tir.const(0.299, "float32")
+                   + rgb[3 * i + 1] * tir.const(0.587, "float32")
+                   + rgb[3 * i + 2] * tir.const(0.114, "float32"))
+    func = tir.PrimFunc([rgb, gray, n], ib.get())
+    rng = np.random.default_rng(3)
+    for count in EXTENTS:
+        pixels = rng.random(3 * count).astype(np.float32)
+        results = _run_all(func, lambda: (pixels.copy(), np.zeros(count, np.float32),
+                                          np.int32(count)), 1)
+        p = pixels.reshape(-1, 3)
+        expected = (p[:, 0] * np.float32(0.299) + p[:, 1] * np.float32(0.587)
+                    + p[:, 2] * np.float32(0.114))
+        for r in results:
+            np.testing.assert_allclose(r, expected, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- transposed tiles
+
+
+def transpose_1d(size: int, tile: int) -> tir.PrimFunc:
+    """B[r * size + c] = A[c * size + r] in tile x tile blocks, both block loops vectorized."""
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    B = ib.pointer("float32", name="B")
+    blocks = size // tile
+    with (
+        ib.for_range(0, blocks, name="ro") as ro,
+        ib.for_range(0, blocks, name="co") as co,
+        ib.for_range(0, tile, name="r", kind="vectorize") as r,
+        ib.for_range(0, tile, name="c", kind="vectorize") as c,
+    ):
+        B[(ro * tile + r) * size + co * tile + c] = A[(co * tile + c) * size + ro * tile + r]
+    return tir.PrimFunc([A, B], ib.get())
+
+
+@pytest.mark.parametrize("size, tile", [(16, 4), (32, 8), (24, 8)])
+def test_transposed_tile_uses_row_loads(size, tile):
+    func = transpose_1d(size, tile)
+    a = np.random.default_rng(1).standard_normal(size * size).astype(np.float32)
+    results = _run_all(func, lambda: (a.copy(), np.zeros(size * size, np.float32)), 1)
+    _assert_all_equal(results, a.reshape(size, size).T.ravel())
+    ll = codegen.build(func).get_source("ll")
+    assert "gather" not in ll and "scatter" not in ll
+
+
+# ---------------------------------------------------------------- the planner itself
+
+
+def test_plan_of_stride_two_slides_the_last_chunk_back():
+    """8 lanes at stride 2 span 15 elements: chunks [0, 8) and [7, 15), never element 15."""
+    plan = plan_access(tir.Ramp(tir.var("b"), 2, 8), native=16, store=False)
+    assert [(c.start, c.width) for c in plan.groups[0].chunks] == [(0, 8), (7, 8)]
+    assert plan.load_picks() == [0, 2, 4, 6, 9, 11, 13, 15]
+
+
+def test_plan_of_a_store_never_writes_past_the_last_lane():
+    plan = plan_access(tir.Ramp(tir.var("b"), 2, 8), native=8, store=True)
+    assert [(c.start, c.width) for c in plan.groups[0].chunks] == [(0, 8), (8, 7)]
+    assert plan.store_picks(0, plan.groups[0].chunks[1]) == [4, -1, 5, -1, 6, -1, 7]
+
+
+def test_sparse_access_stays_a_gather():
+    """A stride as wide as the register: one chunk per lane is no better than a gather."""
+    assert plan_access(tir.Ramp(tir.var("b"), 64, 8), native=16, store=False) is None
+    w = tir.var("w")
+    assert plan_access(tir.Ramp(tir.var("b"), w, 8), native=16, store=False) is None
+
+
+def test_lane_forms_group_symbolic_rows():
+    w, b = tir.var("w"), tir.var("b")
+    rows = tir.Shuffle([tir.Ramp(b + w * k, 1, 4) for k in range(4)], list(range(16)))
+    forms = lane_forms(rows)
+    assert len({f.key for f in forms}) == 4
+    plan = plan_access(rows, native=16, store=False)
+    assert plan.chunk_count == 4

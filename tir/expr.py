@@ -597,9 +597,14 @@ class Call(PrimExpr):
 
 @node
 class BufferLoad(PrimExpr):
-    """``buffer[indices]``; a vector last index loads several lanes.
+    """``buffer[indices]``; vector indices load several lanes.
 
-    ``predicate`` (a bool vector) masks the lanes: masked-off lanes are not read.
+    Any index may be a vector (TVM allows only the last one): all vector
+    indices of one access have the same lane count ``L``, and lane ``k``
+    reads ``buffer[i0[k], i1[k], ...]`` where a scalar index is the same for
+    every lane (a broadcast dimension). The access has ``L`` lanes times the
+    buffer dtype's. ``predicate`` (a bool vector) masks the lanes:
+    masked-off lanes are not read.
     """
 
     buffer: typing.Any = buffer_field()
@@ -624,12 +629,20 @@ def _check_access(owner: str, buffer: typing.Any, indices: tuple) -> tuple:
             f"{owner}: buffer {buffer.name} has {len(buffer.shape)} dimension(s), "
             f"got {len(indices)} index(es)"
         )
-    for k, i in enumerate(indices):
+    lanes = None
+    for i in indices:
         is_integer, is_vector = _index_kind(i.dtype)
         if not is_integer:
             raise TypeError(f"{owner}: index into {buffer.name} must be an integer, got {i.dtype}")
-        if is_vector and k != len(indices) - 1:
-            raise ValueError(f"{owner}: only the last index into {buffer.name} may be a vector")
+        if is_vector:
+            this = _lanes_suffix(i.dtype)
+            if lanes is not None and this != lanes:
+                raise ValueError(
+                    f"{owner}: the vector indices into {buffer.name} have different lane "
+                    f"counts ({', '.join(str(j.dtype) for j in indices)}); every vector "
+                    "index of one access needs the same lanes"
+                )
+            lanes = this
     return indices
 
 
@@ -640,7 +653,13 @@ def _index_kind(dtype: str) -> tuple[bool, bool]:
 
 
 def access_dtype(buffer: typing.Any, indices: tuple) -> str:
-    """The dtype of ``buffer[indices]``: lanes of the last index times the buffer's."""
+    """The dtype of ``buffer[indices]``: lanes of its vector indices times the buffer's.
+
+    ``indices`` passed ``_check_access``: its vector indices share one lane count.
+    """
+    for index in indices:
+        if _index_kind(index.dtype)[1]:
+            return _access_dtype(buffer.dtype, index.dtype)
     if not indices:
         return buffer.dtype
     return _access_dtype(buffer.dtype, indices[-1].dtype)

@@ -458,10 +458,13 @@ class _Printer(StmtExprVisitor):
             self.subscript(e.buffer, e.indices)
 
     def subscript(self, buf: Buffer, indices: tuple) -> None:
-        """``A[i, j]``; a last index ``Ramp(b, 1, n)`` prints as the slice ``b:b + n``."""
+        """``A[i, j]``; a last index ``Ramp(b, 1, n)`` prints as the slice ``b:b + n``
+        when it is the only vector index (with vectors in other dimensions too, a slice
+        would read as NumPy's outer indexing, so every index prints as written)."""
         self.out.append(self.buffer_name(buf) + "[")
         last = indices[-1] if indices else None
-        if type(last) is Ramp and type(last.stride) is IntImm and last.stride.value == 1:
+        if type(last) is Ramp and type(last.stride) is IntImm and last.stride.value == 1 \
+                and not any(DataType(i.dtype).is_vector for i in indices[:-1]):
             self.args(indices[:-1])
             self.out.append(", " if len(indices) > 1 else "")
             self.operand(last.base, ADD)

@@ -60,7 +60,12 @@ def _check_cond(value: Any, owner: str) -> PrimExpr:
 
 @node
 class BufferStore(Stmt):
-    """``buffer[indices] = value``; ``predicate`` masks the lanes written."""
+    """``buffer[indices] = value``; ``predicate`` masks the lanes written.
+
+    Vector indices may sit in any dimension, as for ``BufferLoad``: lane ``k``
+    of ``value`` goes to ``buffer[i0[k], i1[k], ...]`` (a scalar index is the
+    same for every lane).
+    """
 
     buffer: Any = buffer_field()
     value: PrimExpr = expr_field()

@@ -88,7 +88,11 @@ def np_lanes(buf: Buffer) -> int:
 
 def _active(index: Any, mask: Any) -> np.ndarray:
     arr = np.asarray(index, np.int64)
-    return arr if mask is None or arr.ndim == 0 else arr[np.asarray(mask)]
+    if mask is None:
+        return arr
+    if arr.ndim == 0:  # a broadcast dimension: used by every lane, so by none if all are off
+        return arr if np.any(mask) else np.empty(0, np.int64)
+    return arr[np.asarray(mask)]
 
 
 def _check_axis(buf: Buffer, axis: int, index: Any, extent: int, mask: Any,

@@ -465,7 +465,7 @@ def main() -> None:
     parser.add_argument("--kernels", default=",".join(common.KERNELS),
                         help="comma-separated subset of " + ",".join(common.KERNELS))
     opts = parser.parse_args()
-    n, runs = (2**16, 1) if opts.quick else (2**22, 11)
+    n, runs = (2**16, 1) if opts.quick else (2**22, 21)
     names = [k for k in opts.kernels.split(",") if k]
     unknown = set(names) - set(common.KERNELS)
     if unknown:

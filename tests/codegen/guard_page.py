@@ -22,3 +22,12 @@ def at_page_end(n: int, dtype=np.float32) -> tuple:
     assert _libc.mprotect(start + PAGE, PAGE, 0) == 0  # PROT_NONE after the array
     itemsize = np.dtype(dtype).itemsize
     return region, np.frombuffer(region, dtype, count=n, offset=PAGE - itemsize * n)
+
+
+def at_page_start(n: int, dtype=np.float32) -> tuple:
+    """``(region, array)``: ``n`` elements starting right after a PROT_NONE page (a lane
+    read or written *before* the array faults)."""
+    region = mmap.mmap(-1, 2 * PAGE + n * np.dtype(dtype).itemsize)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    assert _libc.mprotect(start, PAGE, 0) == 0  # PROT_NONE before the array
+    return region, np.frombuffer(region, dtype, count=n, offset=PAGE)

@@ -7,6 +7,11 @@ a vector, one past, and a long odd length. Stores write into a buffer filled
 with a sentinel first, so a chunk that writes an element no lane writes shows.
 """
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -254,3 +259,61 @@ def test_lane_forms_group_symbolic_rows():
     assert len({f.key for f in forms}) == 4
     plan = plan_access(rows, native=16, store=False)
     assert plan.chunk_count == 4
+
+
+# ---------------------------------------------------------------- no lane past the ends
+
+
+def strided_copy_at(stride: int, direction: str) -> tir.PrimFunc:
+    """``B[i] = A[stride * i + off]`` (load) or ``B[stride * i + off] = A[i]`` (store)."""
+    n, off = tir.var("n"), tir.var("off")
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    B = ib.pointer("float32", name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        if direction == "load":
+            B[i] = A[i * stride + off]
+        else:
+            B[i * stride + off] = A[i]
+    return tir.PrimFunc([A, B, n, off], ib.get())
+
+
+# The strided side ends (or starts) at an inaccessible page and the kernel touches
+# exactly up to it: a chunk reaching one element too far kills the subprocess (SIGSEGV).
+_GUARD_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import codegen
+    sys.path.insert(0, {test_dir!r})
+    from test_strided_access import strided_copy_at
+    from guard_page import at_page_end, at_page_start
+
+    for stride in (2, 3, 5, -1, -2, -3):
+        load = codegen.build(strided_copy_at(stride, "load"))
+        store = codegen.build(strided_copy_at(stride, "store"))
+        for n in range(1, 70):
+            span = abs(stride) * (n - 1) + 1
+            off = 0 if stride > 0 else span - 1
+            idx = np.arange(n) * stride + off
+            values = np.arange(n, dtype=np.float32) + 1
+            for place in (at_page_end, at_page_start):
+                region, a = place(span)
+                a[:] = np.arange(span, dtype=np.float32)
+                out = np.zeros(n, np.float32)
+                load(a, out, np.int32(n), np.int32(off))
+                assert (out == a[idx]).all(), ("load", stride, n)
+                a[:] = -1
+                store(values, a, np.int32(n), np.int32(off))
+                expected = np.full(span, -1, np.float32)
+                expected[idx] = values
+                assert (a == expected).all(), ("store", stride, n)
+                del a
+    print("ok")
+""")
+
+
+def test_no_chunk_reaches_past_either_end_of_the_buffer():
+    script = _GUARD_SCRIPT.format(test_dir=str(Path(__file__).parent))
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parents[2],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -17,6 +17,8 @@ The index of a dimension is read as its lowest and highest lane:
 - a scalar ``x``: ``x`` and ``x``;
 - ``Ramp(b, s, L)`` with a constant stride: ``b + min(0, (L-1)*s)`` and ``b + max(0, (L-1)*s)``;
 - ``Broadcast(v, L)``: ``v`` and ``v``;
+- a ``Shuffle`` of such vectors (nested vectorized loops make them, a transpose
+  ``B[i, j] = A[j, i]`` one in every dimension): the lowest and highest lane of all of them;
 - any other vector (a gather index): ``tir.vector_reduce_min`` / ``tir.vector_reduce_max``.
 
 All unproven checks of one statement share one assert; a check whose index
@@ -43,7 +45,7 @@ from typing import Any
 from tir import arith, op, structural_equal
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, Let, PrimExpr, StringImm, Var
-from tir.expr_vector import Broadcast, Ramp
+from tir.expr_vector import Broadcast, Ramp, Shuffle
 from tir.functor import ExprVisitor, StmtExprMutator
 from tir.node import EXPR, EXPRS, child_fields, replace
 from tir.range import Range
@@ -247,6 +249,13 @@ def _lane_span(index: PrimExpr) -> tuple | None:
         reach = op.mul(index.stride, op.const(index.lanes - 1, index.stride.dtype))
         zero = op.const(0, reach.dtype)
         return (op.add(index.base, op.min(zero, reach)), op.add(index.base, op.max(zero, reach)))
+    if isinstance(index, Shuffle):
+        spans = [_lane_span(v) for v in index.vectors]
+        if spans and all(span is not None and not _is_reduced(span[0]) for span in spans):
+            lo, hi = spans[0]
+            for other_lo, other_hi in spans[1:]:
+                lo, hi = op.min(lo, other_lo), op.max(hi, other_hi)
+            return lo, hi
     elem = str(t.element_of)
     return (Call(elem, "tir.vector_reduce_min", [index]),
             Call(elem, "tir.vector_reduce_max", [index]))

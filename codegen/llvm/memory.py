@@ -19,7 +19,7 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir import op as tir_op
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, IntImm, Ramp
+from tir.expr import Broadcast, BufferLoad, IntImm, Ramp
 from tir.functor import post_order_visit
 
 from .expr import zero
@@ -63,6 +63,8 @@ def _reads_memory(e) -> bool:
 def linearize(buffer, indices) -> Access:
     """The element offset of ``buffer[indices]`` from the buffer's data pointer."""
     strides = list(buffer.strides) or _row_major(buffer.shape)
+    if any(dt.lanes_of(i.dtype) > 1 for i in indices[:-1]):
+        return _linearize_any_dim(buffer, indices, strides)
     offset = buffer.elem_offset
     for index, stride in zip(indices[:-1], strides[:-1]):
         offset = tir_op.add(offset, tir_op.mul(index, stride))
@@ -74,6 +76,43 @@ def linearize(buffer, indices) -> Access:
         return Access(tir_op.add(offset, tir_op.mul(last, stride)))
     vector = tir_op.add(tir_op.mul(last, stride), offset)
     return Access(offset, None, last.dtype, vector)
+
+
+def _linearize_any_dim(buffer, indices, strides) -> Access:
+    """A vector index in a dimension other than the last (transfer-style access).
+
+    Lane ``k``'s offset is ``elem_offset + sum(index_d[k] * stride_d)``, a scalar
+    index adding the same to every lane (a broadcast dimension). When every vector
+    index is a ramp (or a broadcast) the lanes still step evenly: a ramp access
+    like a last-index one (``A[Ramp(r, 1, L), c]``: stride = the row length);
+    otherwise ``vector`` holds the full per-lane offsets.
+    """
+    offset = buffer.elem_offset
+    step, terms, index_dtype = None, [], None
+    for index, stride in zip(indices, strides):
+        if dt.lanes_of(index.dtype) == 1:
+            offset = tir_op.add(offset, tir_op.mul(index, stride))
+            continue
+        index_dtype = index_dtype or index.dtype
+        if isinstance(index, Broadcast):
+            offset = tir_op.add(offset, tir_op.mul(index.value, stride))
+        elif isinstance(index, Ramp):
+            offset = tir_op.add(offset, tir_op.mul(index.base, stride))
+            part = tir_op.mul(index.stride, stride)
+            step = part if step is None else tir_op.add(step, part)
+        else:
+            terms.append(tir_op.mul(index, stride))
+    if not terms:
+        if step is None:  # only broadcasts: every lane reads one element
+            step = IntImm(offset.dtype, 0)
+        return Access(offset, step, index_dtype)
+    vector = terms[0]
+    for term in terms[1:]:
+        vector = tir_op.add(vector, term)
+    if step is not None:  # the ramps' part, from lane 0 (which ``offset`` holds)
+        lanes = dt.lanes_of(index_dtype)
+        vector = tir_op.add(vector, Ramp(IntImm(step.dtype, 0), step, lanes))
+    return Access(offset, None, index_dtype, tir_op.add(vector, offset))
 
 
 def _row_major(shape) -> list:

@@ -49,8 +49,10 @@ def default_pipeline() -> list:
         # ifs on a vectorized var -> predicated stores, masked loads and Selects.
         transform.IfConvertVectorLoops(),
         # ForKind.VECTORIZED loops -> Ramp/Broadcast vector code (serial when
-        # tir.disable_vectorize is set: the pass then runs VectorizeSkipper).
-        transform.VectorizeLoop(),
+        # tir.disable_vectorize is set: the pass then runs VectorizeSkipper). Beyond
+        # TVM, an index in any dimension may widen and if_then_else on the var masks its
+        # loads (padded reads), unless config tir.vectorize.any_dim_access says False.
+        transform.VectorizeLoop(any_dim_access=True),
         # ForKind.UNROLLED loops (and small loops, if tir.UnrollLoop asks) -> straight-line code.
         transform.UnrollLoop(),
         # float32 exp/log/sin/pow/... calls -> range reduction + polynomial TIR (tir.vector_math).

@@ -230,6 +230,12 @@ register_config(  # off: a vectorized float sum may reassociate (OpenMP's simd r
     "tir.vectorize.ordered_reductions", bool, False,
     "Keep float sums and products of vectorized reductions in serial order (bit-exact, slower).",
 )
+register_config(  # off (TVM): only the last index may vary; codegen.build's pipeline turns it on
+    "tir.vectorize.any_dim_access", bool, False,
+    "Let the vectorizer widen an index in any dimension of a buffer (columns, transposes) "
+    "and turn tir.if_then_else on the vectorized var into a Select of masked loads "
+    "(padded reads).",
+)
 register_config("tir.noalias", bool, True, "Mark buffer parameters noalias in generated code.")
 register_config(  # TVM's default is False; tirlite defaults to safe
     "tir.instrument_bound_checkers", bool, True,

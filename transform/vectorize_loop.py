@@ -77,6 +77,9 @@ from .vectorize import (
     VectorizeSkipper,
 )
 
+#: The config key that lets any index widen (registered in config.py).
+ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
+
 
 def _name_in(mod: IRModule, func: PrimFunc) -> str:
     for name, f in mod.functions.items():
@@ -86,14 +89,16 @@ def _name_in(mod: IRModule, func: PrimFunc) -> str:
 
 
 def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False,
-                       predicate: bool | None = False) -> PrimFunc:
+                       predicate: bool | None = False, any_dim: bool = False) -> PrimFunc:
     """``func`` with its vectorized loops vectorized; its remarks are emitted (``emit_remark``).
 
     ``predicate`` turns tail guards into lane masks (buffer-level predication);
-    None leaves it to the target: on for SVE targets (TVM's rule).
+    None leaves it to the target: on for SVE targets (TVM's rule). ``any_dim``
+    lets any index of an access widen and masks the loads of ``if_then_else``
+    branches (config ``tir.vectorize.any_dim_access``).
     """
     target = func.attrs.get("target", current_target())
-    vectorizer = LoopVectorizer(name, target, predicate)
+    vectorizer = LoopVectorizer(name, target, predicate, any_dim)
     body = vectorizer(func.body)
     for remark in vectorizer.remarks:
         if print_remarks:
@@ -102,7 +107,7 @@ def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool =
     return func if body is func.body else func.with_body(body)
 
 
-def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
+def VectorizeLoop(enable_vectorize: bool = True, any_dim_access: bool = False) -> PrimFuncPass:
     """The ``tir.VectorizeLoop`` pass (opt level 0); ``False`` makes vectorized loops serial.
 
     Config ``tir.disable_vectorize`` also turns vectorization off;
@@ -110,6 +115,10 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
     turns tail guards (``if base + lane < limit``) into predicated loads and stores
     (unset: on for SVE targets -- the ``AttrStmt("target")`` around the loop, the
     function's ``"target"`` attribute, or the entered ``codegen.Target`` -- as in TVM).
+    Config ``tir.vectorize.any_dim_access`` lets an index in any dimension widen and
+    turns ``tir.if_then_else`` on the var into masked loads (padded reads);
+    ``any_dim_access`` is its value when the config does not set it (False, TVM's
+    rule; ``codegen.build``'s pipeline passes True).
 
     Raises:
         VectorizeError: a vectorized loop with a non-constant or non-positive
@@ -123,7 +132,9 @@ def VectorizeLoop(enable_vectorize: bool = True) -> PrimFuncPass:
         # Unset, the key defaults to "on for SVE targets" (TVM); an explicit False wins.
         key = "tir.enable_buffer_level_predication"
         predicate = bool(ctx.config[key]) if key in ctx.config else None
-        return vectorize_function(func, _name_in(mod, func), print_remarks, predicate)
+        any_dim = ctx.config.get(ANY_DIM_ACCESS, any_dim_access)
+        return vectorize_function(func, _name_in(mod, func), print_remarks, predicate,
+                                  bool(any_dim))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")
 

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 
 import attrs
 
+from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, PrimExpr, Var
@@ -48,6 +49,7 @@ from .dependence import (
     linear_in_vars,
     may_be_zero,
 )
+from .lanes import lanes
 
 #: The loop annotation that skips the analysis: the user asserts the iterations are independent.
 ASSUME_INDEPENDENT = "tir.vectorize.assume_independent"
@@ -416,7 +418,9 @@ def _flat(buffer, indices: tuple) -> PrimExpr:
             size = op.mul(size, op.cast("int64", extent))
     offset = op.cast("int64", buffer.elem_offset)
     for index, stride in zip(indices, strides):
-        offset = op.add(offset, op.mul(op.cast("int64", index), op.cast("int64", stride)))
+        # a vector index (any dimension may have one) keeps its lanes in int64
+        wide = op.cast(dt.with_lanes("int64", lanes(index)), index)
+        offset = op.add(offset, op.mul(wide, op.cast("int64", stride)))
     return offset
 
 

@@ -41,9 +41,11 @@ class LoopVectorizer(StmtMutator):
     """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
 
     def __init__(self, func_name: str = "main", target: Any = None,
-                 predicate: bool | None = False):
+                 predicate: bool | None = False, any_dim: bool = False):
         self.func_name = func_name
         self.target = target
+        #: Indices may widen in any dimension (config ``tir.vectorize.any_dim_access``).
+        self.any_dim = any_dim
         #: Buffer-level predication (config ``tir.enable_buffer_level_predication``);
         #: None: on where the loop's target has SVE.
         self.predicate = predicate
@@ -82,7 +84,7 @@ class LoopVectorizer(StmtMutator):
             return replace(loop, kind=ForKind.SERIAL, body=scalar_predicates_to_branches(body))
         tail = bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
-                                self._predicates() or tail, tail)
+                                self._predicates() or tail, tail, self.any_dim)
         result = vectorizer.vectorize(body)
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from tir import op
-from tir.expr import Broadcast, BufferLoad, PrimExpr, Var
+from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import StmtExprMutator, deep_recursion, post_order_visit, substitute
 from tir.node import replace
 from tir.stmt import (
@@ -47,8 +47,9 @@ class Vectorizer(ExprVectorizer):
     """Rewrites the body of one vectorized loop; records what it had to scalarize."""
 
     def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None,
-                 keep_serial: dict | None = None, predicate: bool = False, tail: bool = False):
-        super().__init__(var, lanes_, min_, analyzer)
+                 keep_serial: dict | None = None, predicate: bool = False, tail: bool = False,
+                 any_dim: bool = False):
+        super().__init__(var, lanes_, min_, analyzer, any_dim)
         #: The reasons of every scalarized statement, in the order met.
         self.reasons: list[str] = []
         #: Whether a guard on the var may become a lane mask (buffer-level predication).
@@ -126,7 +127,8 @@ class Vectorizer(ExprVectorizer):
     # ------------------------------------------------------------ stores and evaluation
 
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
-        """A store whose last index became a vector stores that many lanes."""
+        """A store whose indices became vectors stores that many lanes (the last index
+        only, unless ``any_dim``)."""
         indices = [self.visit_expr(i) for i in node.indices]
         value = self.visit_expr(node.value)
         pred = None if node.predicate is None else self.visit_expr(node.predicate)
@@ -134,8 +136,8 @@ class Vectorizer(ExprVectorizer):
         if unchanged and value is node.value and pred is node.predicate:
             self._check_runs_once(node)
             return node
-        self.check_access(node.buffer, indices, node.indices)
-        if not self.widened(indices[-1], node.indices[-1]):
+        widened = self.check_access(node.buffer, indices, node.indices)
+        if not any(widened):
             if self.widened(value, node.value) or (
                     pred is not None and self.widened(pred, node.predicate)):
                 raise NeedScalarize(
@@ -145,21 +147,22 @@ class Vectorizer(ExprVectorizer):
             self._check_runs_once(node)  # e.g. a let in the value changed, but not by lane
             return BufferStore(node.buffer, value, indices, pred)
         n = lanes(node.value)
-        last = indices[-1]
-        if isinstance(last, Broadcast) and lanes(node.indices[-1]) == 1 and pred is None:
-            return self._store_to_one_element(node, indices, value)
+        one = self.one_element(indices, node.indices, widened)
+        if one is not None and pred is None:
+            return self._store_to_one_element(node, one, value)
         if pred is not None:
             pred = self.wide(pred, n)
+        indices = self.same_lanes(indices, node.indices, widened)
         return BufferStore(node.buffer, self.wide(value, n), indices, pred)
 
     def _store_to_one_element(self, node: BufferStore, indices: list, value: PrimExpr) -> Stmt:
-        """Every iteration stores to the same element: the last iteration's value stays."""
+        """Every iteration stores to the same elements: the last iteration's value stays."""
         if _reads(node.value, node.buffer):
             raise NeedScalarize(f"every iteration stores to the same element of "
                                 f"{node.buffer.name} and reads {node.buffer.name}")
         n = lanes(node.value)
         last = chunk(self.wide(value, n), self.lanes - 1, n)
-        return BufferStore(node.buffer, last, indices[:-1] + [indices[-1].value])
+        return BufferStore(node.buffer, last, indices)
 
     def _check_runs_once(self, node: BufferStore) -> None:
         """A store that does not depend on the var runs once instead of L times: safe only

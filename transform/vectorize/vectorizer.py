@@ -12,6 +12,14 @@ ramp index is one contiguous vector load.
 
 What cannot be vectorized raises ``NeedScalarize(reason)``; the statement
 rules (vectorize_stmt.py) catch it and keep that statement in a serial loop.
+
+As in TVM, only the last index of an access may depend on the var. With
+``any_dim`` (config ``tir.vectorize.any_dim_access``, which ``codegen.build``
+turns on) any index may (``A[i, c]`` over ``i``: a column; two nested
+vectorized loops over ``B[i, j] = A[j, i]``: a transpose), and
+``tir.if_then_else(cond, x, pad)`` whose ``cond`` depends on the var becomes
+``Select(cond, x', pad)`` where every load of ``x'`` is masked by ``cond``
+(a padded read: lanes outside the buffer are not read and give ``pad``).
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from tir.expr import (
 from tir.functor import StmtExprMutator, post_order_visit
 from tir.intrin import is_elementwise, is_pure
 
+from .if_conversion import divisor_needs_guard, is_in_bounds
 from .lanes import concat, lane_of, lanes, repeat_each, replicate
 from .remarks import VectorizeError
 
@@ -74,8 +83,13 @@ class ExprVectorizer(StmtExprMutator):
     """Rewrites expressions over the loop var ``var`` into ``lanes``-wide vector expressions."""
 
     def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None,
-                 analyzer: Analyzer | None = None):
+                 analyzer: Analyzer | None = None, any_dim: bool = False):
         self.var = var
+        #: Whether any index of an access may widen, and if_then_else may mask its loads.
+        self.any_dim = any_dim
+        #: Inside a branch of a masked if_then_else: the bool vector, one lane per
+        #: iteration, of the iterations that evaluate it (None: all of them).
+        self.mask: PrimExpr | None = None
         self.lanes = lanes_
         self.min = op.const(0, var.dtype) if min_ is None else min_
         self.ramp = Ramp(self.min, op.const(1, var.dtype), lanes_)
@@ -170,19 +184,38 @@ class ExprVectorizer(StmtExprMutator):
 
     def visit_div(self, node: Div) -> PrimExpr:
         """Truncated division; ramp patterns as in ``_div_ramp`` when the ramp is non-negative."""
-        return self.binary(node, Div, lambda a, b: self._div_ramp(a, b, floor=False, mod=False))
+        guarded = self._masked_division(node, Div)
+        return guarded if guarded is not None else self.binary(
+            node, Div, lambda a, b: self._div_ramp(a, b, floor=False, mod=False))
 
     def visit_mod(self, node: Mod) -> PrimExpr:
         """Truncated remainder; ramp patterns as in ``_div_ramp`` when the ramp is non-negative."""
-        return self.binary(node, Mod, lambda a, b: self._div_ramp(a, b, floor=False, mod=True))
+        guarded = self._masked_division(node, Mod)
+        return guarded if guarded is not None else self.binary(
+            node, Mod, lambda a, b: self._div_ramp(a, b, floor=False, mod=True))
 
     def visit_floor_div(self, node: FloorDiv) -> PrimExpr:
         """Floor division; Ramp(b, s) // c is a ramp or a broadcast when provable."""
-        return self.binary(node, FloorDiv, lambda a, b: self._div_ramp(a, b, floor=True, mod=False))
+        guarded = self._masked_division(node, FloorDiv)
+        return guarded if guarded is not None else self.binary(
+            node, FloorDiv, lambda a, b: self._div_ramp(a, b, floor=True, mod=False))
 
     def visit_floor_mod(self, node: FloorMod) -> PrimExpr:
         """Floor remainder; Ramp(b, s) % c is a ramp or a broadcast when provable."""
-        return self.binary(node, FloorMod, lambda a, b: self._div_ramp(a, b, floor=True, mod=True))
+        guarded = self._masked_division(node, FloorMod)
+        return guarded if guarded is not None else self.binary(
+            node, FloorMod, lambda a, b: self._div_ramp(a, b, floor=True, mod=True))
+
+    def _masked_division(self, node: BinaryOpNode, build: Callable) -> PrimExpr | None:
+        """In a masked branch, an integer division that may trap (by 0, or INT_MIN by -1)
+        divides by 1 in the iterations that do not evaluate it; None when none may trap."""
+        if self.mask is None or not divisor_needs_guard(node, self.analyzer):
+            return None
+        n = lanes(node)
+        a = self.wide(self.visit_expr(node.a), n)
+        b = self.wide(self.visit_expr(node.b), n)
+        one = replicate(op.const(1, dt.element_of(node.dtype)), lanes(b))
+        return build(a, Select(repeat_each(self.mask, n), b, one))
 
     def _div_ramp(self, a: PrimExpr, b: PrimExpr, floor: bool, mod: bool) -> PrimExpr | None:
         """Ramp(base, s, n) divided by a positive constant c, when the pattern is provable.
@@ -380,6 +413,8 @@ class ExprVectorizer(StmtExprMutator):
     def _if_then_else(self, node: Call) -> PrimExpr:
         cond = self.visit_expr(node.args[0])
         if self.widened(cond, node.args[0]):
+            if self.any_dim and lanes(node.args[0]) == 1:
+                return self._masked_if_then_else(node, cond)
             raise NeedScalarize(f"if_then_else condition depends on {self.var.name}")
         t, f = self.visit_expr(node.args[1]), self.visit_expr(node.args[2])
         if cond is node.args[0] and t is node.args[1] and f is node.args[2]:
@@ -389,6 +424,28 @@ class ExprVectorizer(StmtExprMutator):
         n = lanes(node)
         dtype = dt.with_lanes(node.dtype, n * self.lanes)
         return Call(dtype, node.op, [cond, self.wide(t, n), self.wide(f, n)])
+
+    def _masked_if_then_else(self, node: Call, cond: PrimExpr) -> PrimExpr:
+        """``if_then_else(c, t, f)`` with ``c`` one lane per iteration: ``Select(c, t', f')``.
+
+        Each branch is evaluated by the iterations that choose it only: its loads
+        are masked (a masked-off lane reads nothing, see ``_mask_load``) and its
+        integer divisions divide by 1 elsewhere. This is how a padded read
+        ``if_then_else(0 <= i + d and i + d < n, A[i + d], pad)`` reads the
+        buffer's lanes only, with ``pad`` in the others.
+        """
+        n = lanes(node)
+        outer = self.mask
+        on = cond if outer is None else op.logical_and(outer, cond)
+        off = Not(cond) if outer is None else op.logical_and(outer, Not(cond))
+        try:
+            self.mask = on
+            t = self.wide(self.visit_expr(node.args[1]), n)
+            self.mask = off
+            f = self.wide(self.visit_expr(node.args[2]), n)
+        finally:
+            self.mask = outer
+        return Select(repeat_each(cond, n), t, f)
 
     def _elementwise_call(self, node: Call) -> PrimExpr:
         """A lane-by-lane intrinsic (exp, reinterpret, ...) on widened arguments."""
@@ -401,39 +458,89 @@ class ExprVectorizer(StmtExprMutator):
         return Call(dt.with_lanes(node.dtype, lanes(node) * self.lanes), node.op, args)
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
-        """A load whose last index became a vector loads that many lanes."""
+        """A load whose indices became vectors loads that many lanes (the last index only,
+        unless ``any_dim``); in a masked branch, the mask predicates it."""
         indices = [self.visit_expr(i) for i in node.indices]
         pred = None if node.predicate is None else self.visit_expr(node.predicate)
+        if self.mask is not None and not is_in_bounds(node, self.analyzer):
+            return self._masked_load(node, indices, pred)
         if pred is node.predicate and all(new is old for new, old in zip(indices, node.indices)):
             return node
-        self.check_access(node.buffer, indices, node.indices)
-        last = indices[-1]
-        if not self.widened(last, node.indices[-1]):
+        widened = self.check_access(node.buffer, indices, node.indices)
+        if not any(widened):
             if pred is not None and self.widened(pred, node.predicate):
                 raise NeedScalarize(
                     f"the predicate of a load from {node.buffer.name} depends on {self.var.name}"
                 )
             return BufferLoad(node.buffer, indices, pred)
-        if isinstance(last, Broadcast) and lanes(node.indices[-1]) == 1 and pred is None:
+        one = self.one_element(indices, node.indices, widened)
+        if one is not None and pred is None:
             # every iteration reads the same element: load it once and replicate it
-            return replicate(BufferLoad(node.buffer, indices[:-1] + [last.value]), last.lanes)
+            return replicate(BufferLoad(node.buffer, one), self.lanes)
         if pred is not None:
             pred = self.wide(pred, lanes(node))
-        return BufferLoad(node.buffer, indices, pred)
+        return BufferLoad(node.buffer, self.same_lanes(indices, node.indices, widened), pred)
 
-    def check_access(self, buffer, new: list, old: tuple) -> None:
-        """Only the last index of an access may become a vector; the buffer must not vary."""
+    def _masked_load(self, node: BufferLoad, indices: list, pred: PrimExpr | None) -> PrimExpr:
+        """A load in a masked branch, read only in the iterations that evaluate the branch.
+
+        (One provably inside its buffer in every iteration needs no mask: reading
+        more is harmless.) It becomes a full vector load whose predicate is the
+        mask, AND its own, even when it does not depend on the var.
+        """
+        widened = self.check_access(node.buffer, indices, node.indices)
+        if not any(widened):  # the same elements in every iteration: widen one index anyway
+            k = next((k for k, i in enumerate(indices) if lanes(i) > 1), len(indices) - 1)
+            widened[k] = True
+            indices[k] = self.wide(indices[k], lanes(indices[k]))
+        n = lanes(node)
+        on = repeat_each(self.mask, n)
+        if pred is not None:
+            on = op.logical_and(on, self.wide(pred, n))
+        return BufferLoad(node.buffer, self.same_lanes(indices, node.indices, widened), on)
+
+    def check_access(self, buffer, new: list, old: tuple) -> list[bool]:
+        """Which indices of an access the var widened; the buffer must not vary, and
+        without ``any_dim`` only the last index may widen (TVM's rule)."""
         if id(buffer) not in self._buffers_checked:
             if _mentions(buffer, self.var):
                 raise VectorizeError(self.var.name, f"the shape, strides or offset of buffer "
                                      f"{buffer.name} depend on the loop var")
             self._buffers_checked.add(id(buffer))
-        for n_, o_ in zip(new[:-1], old[:-1]):
-            if self.widened(n_, o_):
-                raise NeedScalarize(
-                    f"buffer {buffer.name} is indexed by {self.var.name} in a dimension "
-                    "other than the last"
-                )
+        widened = [self.widened(n_, o_) for n_, o_ in zip(new, old)]
+        if not self.any_dim and any(widened[:-1]):
+            raise NeedScalarize(
+                f"buffer {buffer.name} is indexed by {self.var.name} in a dimension "
+                "other than the last"
+            )
+        return widened
+
+    def same_lanes(self, new: list, old: tuple, widened: list[bool]) -> list:
+        """The indices of a widened access, each vector one with ``lanes * m`` lanes.
+
+        ``m`` is the lanes of the access before (the vector indices' count). A
+        widened index of one lane per iteration has each lane repeated ``m``
+        times; a vector index the var did not widen is replicated; a scalar one
+        stays scalar (the same in every lane: a broadcast dimension).
+        """
+        m = max(lanes(o) for o in old)
+        out = []
+        for n_, o_, w in zip(new, old, widened):
+            if w and lanes(o_) == 1:
+                out.append(repeat_each(n_, m))
+            elif w or lanes(o_) == 1:
+                out.append(n_)
+            else:
+                out.append(self.wide(n_, m))
+        return out
+
+    def one_element(self, new: list, old: tuple, widened: list[bool]) -> list | None:
+        """The indices of one iteration when every iteration accesses the same elements
+        (each widened index is a broadcast of one value per iteration), else None."""
+        if not all(not w or isinstance(n_, Broadcast) and lanes(o_) == 1
+                   for n_, o_, w in zip(new, old, widened)):
+            return None
+        return [n_.value if w else n_ for n_, w in zip(new, widened)]
 
 
 def _mentions(buffer, var: Var) -> bool:

@@ -19,7 +19,8 @@ The index of a dimension is read as its lowest and highest lane:
 - ``Broadcast(v, L)``: ``v`` and ``v``;
 - a ``Shuffle`` of such vectors (nested vectorized loops make them, a transpose
   ``B[i, j] = A[j, i]`` one in every dimension): the lowest and highest lane of all of them;
-- any other vector (a gather index): ``tir.vector_reduce_min`` / ``tir.vector_reduce_max``.
+- any other vector (a gather index): ``tir.vector_reduce_min`` / ``tir.vector_reduce_max``;
+  an integer one is checked as ``all(uint(index) < extent)`` instead (one vector compare).
 
 All unproven checks of one statement share one assert; a check whose index
 reads memory itself (``a[idx[k]]``) sits in an inner assert, after the check
@@ -268,14 +269,22 @@ def _is_reduced(bound: PrimExpr) -> bool:
 def _unsigned_below(index: PrimExpr, extent: PrimExpr) -> PrimExpr:
     """``0 <= every lane < extent`` as one unsigned test: a negative lane wraps to a huge value.
 
-    For a data-dependent (gather) index this is one horizontal reduction and
-    one branch per vector, instead of a min and a max reduction and two branches.
+    For a data-dependent (gather) index this is one vector compare, one
+    all-lanes reduction of its mask and one branch per vector (on x86:
+    ``vpcmpnleud`` + ``kortestb`` with AVX-512; ``vpmaxud`` + ``vpcmpeqd`` +
+    ``vtestps`` on AVX2, which has no unsigned compare), instead of a tree of
+    horizontal max steps and a scalar compare. The compare runs in the wider
+    of the two dtypes, so an int64 extent is never truncated to 32 bits (a
+    negative int32 lane sign-extends first, and stays huge as unsigned).
     """
     t = DataType(index.dtype)
-    unsigned = f"uint{t.bits}"
-    lanes_max = Call(unsigned, "tir.vector_reduce_max",
-                     [op.reinterpret(f"{unsigned}x{t.lanes}", index)])
-    return op.less(lanes_max, op.cast(unsigned, extent))
+    bits = max(t.bits, DataType(extent.dtype).bits)
+    if bits != t.bits:
+        index = op.cast(f"int{bits}x{t.lanes}", index)
+    unsigned = f"uint{bits}"
+    lanes = op.reinterpret(f"{unsigned}x{t.lanes}", index)
+    below = op.less(lanes, Broadcast(op.cast(unsigned, extent), t.lanes))
+    return Call("bool", "tir.vector_reduce_and", [below])
 
 
 def _non_negative(x: PrimExpr) -> PrimExpr:

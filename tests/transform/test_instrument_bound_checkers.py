@@ -167,7 +167,7 @@ def test_broadcast_index_checks_its_value_and_2d_message_shows_the_shape():
     assert _conds(second) == ["i + 1 < m"]
 
 
-def test_gather_index_is_one_unsigned_max_check_inside_the_index_check():
+def test_gather_index_is_one_unsigned_vector_compare_inside_the_index_check():
     i = tir.Var("i", "int32")
     idx = tir.decl_buffer((n,), "int32", name="idx")
     ramp = tir.Ramp(i * 8, 1, 8)
@@ -177,10 +177,11 @@ def test_gather_index_is_one_unsigned_max_check_inside_the_index_check():
     assert isinstance(outer, AssertStmt)  # S[i*8:i*8+8]: 64 is not proven against n // 8 * 8
     inner = outer.body
     assert isinstance(inner, AssertStmt) and isinstance(inner.body, BufferStore)
-    # 0 <= lane < m as one test: a negative lane reinterpreted as uint32 is >= 2**31 > m
+    # 0 <= lane < m as one vector compare: a negative lane reinterpreted as uint32 is
+    # >= 2**31 > m; one all-lanes reduction of the compare's mask, no max tree
     assert str(inner.condition) == (
-        'T.call_intrin("uint32", "tir.vector_reduce_max", '
-        'T.reinterpret("uint32x8", idx[i * 8:i * 8 + 8])) < T.Cast("uint32", m)'
+        'T.call_intrin("bool", "tir.vector_reduce_and", '
+        'T.reinterpret("uint32x8", idx[i * 8:i * 8 + 8]) < T.Broadcast(T.Cast("uint32", m), 8))'
     )
     assert inner.message.value == "index out of bounds: A[idx[i * 8:i * 8 + 8]] with extent m"
 

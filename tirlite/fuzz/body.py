@@ -9,7 +9,8 @@ parallel loop is the exception: it writes only its own element of private buffer
 nothing in the loop reads, so its iterations are truly independent.
 
 Every index stays inside the buffers for every input: 1-D buffers hold ``PAD`` spare
-elements on each side of the ``limit`` elements a loop may touch.
+elements on each side of the ``limit`` elements a loop may touch, times the widest
+stride of the strided loads and interleaved stores (``STRIDES``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from .exprs import ExprGen, X, const
 from .inputs import SMALL_INT, BufSpec
 
 PAD = 4  # spare elements each side: shifted indices i + d with |d| <= PAD stay inside
+#: Strides of strided loads and interleaved stores; 1-D buffers hold STRIDES[-1] * limit
+#: elements (plus the padding) so that ``s * i + d`` stays inside.
+STRIDES = (2, 3)
 
 
 @dataclasses.dataclass
@@ -67,7 +71,8 @@ class Body:
         """One random statement (nested ones below depth 2)."""
         kinds = {"store": 30}
         if not ctx.independent:
-            kinds.update(shift=12, cell=8 if ctx.cells else 0, scatter=4)
+            kinds.update(shift=12, cell=8 if ctx.cells else 0, scatter=4,
+                         interleave=4 if ctx.i is not None else 0)
         if depth < 2 and ctx.i is not None:
             kinds.update(guard=8, inner=4)
         if depth < 2:
@@ -84,6 +89,13 @@ class Body:
         spec = self.p.writable(ctx, one_d=True, rng=self.rng)
         d = self.rng.randint(-3, 3)
         self.store(ctx, spec, [self._affine(ctx, d)], self.value(ctx, spec.dtype))
+
+    def _interleave(self, ctx: Ctx, depth: int) -> None:
+        """``b[s*i + c] = ...`` for each ``c < s`` in random order: an interleave group."""
+        spec = self.p.writable(ctx, one_d=True, rng=self.rng)
+        stride = self.rng.choice(STRIDES)
+        for c in self.rng.sample(range(stride), stride):
+            self.store(ctx, spec, [self._strided(ctx, stride, c)], self.value(ctx, spec.dtype))
 
     def _scatter(self, ctx: Ctx, depth: int) -> None:
         spec = self.p.writable(ctx, one_d=True, rng=self.rng)
@@ -190,6 +202,12 @@ class Body:
             return X(expr, lambda st: (i.fn(st)[0] + PAD + d, 0.0), "int32")
         return X(expr, lambda st: (i.fn(st)[0] + k.fn(st)[0] + PAD + d - 2, 0.0), "int32")
 
+    def _strided(self, ctx: Ctx, stride: int, d: int) -> X:
+        """``stride * i + PAD + d`` (0 <= d < stride): inside buffers of STRIDES[-1] * limit."""
+        i = ctx.i
+        return X(i.expr * stride + (PAD + d),
+                 lambda st: (i.fn(st)[0] * stride + PAD + d, 0.0), "int32")
+
     def _reversed(self, ctx: Ctx) -> X:
         """``extent - 1 - i + PAD``: the loop's range read backwards."""
         i, n = ctx.i, ctx.extent
@@ -262,8 +280,11 @@ class Body:
                 at = const(rng.randrange(self.p.size), "int32")
             elif roll < 0.55:
                 at = self._affine(ctx, 0)
-            elif roll < 0.8:
+            elif roll < 0.7:
                 at = self._affine(ctx, rng.randint(-PAD, PAD))
+            elif roll < 0.8:
+                stride = rng.choice(STRIDES)
+                at = self._strided(ctx, stride, rng.randrange(stride))
             elif roll < 0.9:
                 at = self._reversed(ctx)
             else:

@@ -30,7 +30,7 @@ import tir
 from tir import ir_builder
 
 from . import semantics as sem
-from .body import PAD, Body, Ctx
+from .body import PAD, STRIDES, Body, Ctx
 from .exprs import INTS, State, X, const
 from .inputs import BufSpec, ScalarSpec, make_arg
 
@@ -90,7 +90,7 @@ class Program:
         self.dtypes = tuple(sorted(set(rng.choices(DTYPES, _DTYPE_WEIGHTS,
                                                    k=rng.choice([1, 2, 2, 3])))))
         self.limit = rng.choice([rng.randint(1, 12), rng.randint(8, 48), 64])
-        self.size = self.limit + 2 * PAD
+        self.size = STRIDES[-1] * self.limit + 2 * PAD
         self.rows = rng.randint(1, 3)
         self.specs: list = []
         self.views: dict = {}

@@ -302,3 +302,47 @@ def test_padded_read_is_one_masked_load_with_the_pad_as_passthru():
         b[i] = tir.if_then_else(1 <= i, a[i - 1], tir.const(7.0, "float32"))
     ll = build(func([A, B], ib.get()), "vectorized")[0].get_source("ll")
     assert re.search(r"masked\.load\.v\d+f32\.p0\([^\n]*splat \(float 7\.0+e\+00\)\)", ll)
+
+
+def vector_element_kernel(uniform):
+    """Padded reads of a float32x4 buffer: ``V[i - 1]`` (a contiguous masked load), and
+    with ``uniform`` also ``V[c]`` read only where ``c <= i``."""
+    n, c = tir.size_var("n"), tir.var("c")
+    V = tir.decl_buffer((n,), "float32x4", "V")
+    B = tir.decl_buffer((n,), "float32x4", "B")
+    ib = ir_builder.create()
+    v, b = ib.buffer_ptr(V), ib.buffer_ptr(B)
+    pad = tir.Broadcast(tir.const(-1.0, "float32"), 4)
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        second = tir.if_then_else(c <= i, v[c], pad) if uniform else pad
+        b[i] = tir.if_then_else(1 <= i, v[i - 1], pad) + second
+    return tir.PrimFunc([V, B, c], ib.get())
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+def test_padded_reads_of_vector_elements(uniform):
+    """A uniform read of vector elements under a varying condition would be a gather of
+    vectors, which codegen does not do: that statement stays serial and says why."""
+    built = modules(vector_element_kernel(uniform))
+    remarks = built["vectorized"][1]
+    if uniform:
+        assert remarks[0].outcome == "scalarized"
+        assert "a load of V in a branch of if_then_else does not depend on i" in remarks[0].reason
+    else:
+        assert remarks[0].outcome == "vectorized"
+    rng = np.random.default_rng(8)
+
+    def reference(args):
+        x, c = args[0], args[2]
+        out = np.full(x.shape, -1.0, np.float32)
+        out[1:] = x[:-1]
+        second = np.full(x.shape, -1.0, np.float32)
+        if uniform and c < len(x):
+            second[c:] = x[c]
+        return [out + second]
+
+    for n in SIZES:
+        data = values(rng, (n, 4))
+        for c in (0, 3, 70):
+            run_ways(built, lambda d=data, n=n, c=c: (d.copy(), np.zeros((n, 4), np.float32), c),
+                     [1], reference)

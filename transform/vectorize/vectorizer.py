@@ -489,6 +489,10 @@ class ExprVectorizer(StmtExprMutator):
         mask, AND its own, even when it does not depend on the var.
         """
         widened = self.check_access(node.buffer, indices, node.indices)
+        if not any(widened) and dt.lanes_of(node.buffer.dtype) > 1:
+            # widened, it would be a gather of vector elements, which codegen does not do
+            raise NeedScalarize(f"a load of {node.buffer.name} in a branch of if_then_else "
+                                f"does not depend on {self.var.name} and may be out of bounds")
         if not any(widened):  # the same elements in every iteration: widen one index anyway
             k = next((k for k, i in enumerate(indices) if lanes(i) > 1), len(indices) - 1)
             widened[k] = True

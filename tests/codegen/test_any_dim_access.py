@@ -346,3 +346,23 @@ def test_padded_reads_of_vector_elements(uniform):
         for c in (0, 3, 70):
             run_ways(built, lambda d=data, n=n, c=c: (d.copy(), np.zeros((n, 4), np.float32), c),
                      [1], reference)
+
+
+def test_a_column_of_vector_elements_stays_serial():
+    """V[i, c] of a float32x4 buffer over i would gather whole vectors (codegen has no such
+    gather): the statement stays serial, with TVM's remark, and computes the column."""
+    n, c = tir.size_var("n"), tir.var("c")
+    V = tir.decl_buffer((n, 3), "float32x4", "V")
+    B = tir.decl_buffer((n,), "float32x4", "B")
+    ib = ir_builder.create()
+    v, b = ib.buffer_ptr(V), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        b[i] = v[i, c]
+    built = modules(tir.PrimFunc([V, B, c], ib.get()))
+    remark = built["vectorized"][1][0]
+    assert remark.outcome == "scalarized" and "other than the last" in remark.reason
+    rng = np.random.default_rng(10)
+    for n in (0, 1, 5, 21):
+        data = values(rng, (n, 3, 4))
+        run_ways(built, lambda d=data, n=n: (d.copy(), np.zeros((n, 4), np.float32), 2), [1],
+                 lambda args: [args[0][:, 2].copy()])

@@ -512,7 +512,8 @@ class ExprVectorizer(StmtExprMutator):
                                      f"{buffer.name} depend on the loop var")
             self._buffers_checked.add(id(buffer))
         widened = [self.widened(n_, o_) for n_, o_ in zip(new, old)]
-        if not self.any_dim and any(widened[:-1]):
+        if any(widened[:-1]) and (not self.any_dim or dt.lanes_of(buffer.dtype) > 1):
+            # (vector elements in several rows would be a gather of vectors: codegen has none)
             raise NeedScalarize(
                 f"buffer {buffer.name} is indexed by {self.var.name} in a dimension "
                 "other than the last"

@@ -44,6 +44,8 @@ def default_pipeline() -> list:
         transform.Simplify(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.
         transform.VectorizeReductions(),
+        # A[i * s] in vectorized loops -> if s == 1: contiguous copy of the loop, else: as is.
+        transform.VersionSymbolicStrides(),
         # Vectorized loops -> serial loop of register-wide vectors + a predicated tail.
         transform.StripMineVectorLoops(),
         # ifs on a vectorized var -> predicated stores, masked loads and Selects.

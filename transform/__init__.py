@@ -22,4 +22,5 @@ from .simplify import Simplify
 from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
 from .vectorize_reductions import VectorizeReductions
+from .version_strides import VersionSymbolicStrides
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper

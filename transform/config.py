@@ -192,6 +192,11 @@ register_config(
     "(IfConvertVectorLoops).",
 )
 register_config(
+    "tir.vectorize.version_strides", bool, True,
+    "Give vectorized loops with accesses A[i * s] (s a runtime value) a contiguous fast "
+    "path under s == 1 and the general path otherwise (VersionSymbolicStrides).",
+)
+register_config(
     "tir.vectorize_remarks", bool, False,
     "Report, for every vectorized loop, what the vectorizer did and why.",
 )

@@ -1,0 +1,167 @@
+"""``VersionSymbolicStrides``: a contiguous fast path for ``A[i * s]`` under ``s == 1``.
+
+A vectorized loop whose accesses step by a runtime value ``s`` gathers (and
+scatters) every vector. When ``s`` is 1 at run time the same accesses are
+contiguous vector loads and stores. The pass copies the loop into two
+versions and picks one at run time, as LLVM's LoopVersioning does for the
+strides its LoopAccessAnalysis speculates on::
+
+    for i in vectorized(n):               if s == 1:
+        B[i] = A[i * s] + 1f                  for i in vectorized(n):
+                                      ->          B[i] = A[i] + 1f
+                                          else:
+                                              for i in vectorized(n):
+                                                  B[i] = A[i * s] + 1f
+
+The fast path is the loop with ``s`` replaced by 1 and simplified; the
+general path is the loop as written. Both stay vectorized: the later passes
+(``StripMineVectorLoops``, ``IfConvertVectorLoops``, ``VectorizeLoop``) treat
+each as they treated the original, with its own dependence analysis. So the
+fast path may vectorize where the original stays serial (``A[i * s] =
+A[i * s] + 1`` may, for all the analysis knows, touch one element from every
+iteration; with ``s == 1`` it plainly does not), and the general path is
+exactly as safe as before (``s == 0`` still runs it).
+
+What to version on, and whether it pays, is stride_analysis.py's decision
+(one var in the common case, two at most: ``s == 1 && t == 1``). A nest of
+vectorized loops is versioned once, at its outermost vectorized loop. No
+versioning when no vector access has a runtime stride, when the stride is
+bound inside the loop, or when the context already proves ``s != 1`` (the
+general path of an earlier versioning); when it proves ``s == 1``, the loop
+becomes its fast path without a branch.
+
+Each decision is reported as a ``StrideVersioningRemark`` on the remark
+stream (``main: loop i: versioned on s == 1 (contiguous fast path for
+A[i * s]); general path otherwise``). Config ``tir.vectorize.version_strides``
+(default True) turns the pass off, as does ``tir.disable_vectorize``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from tir import op
+from tir.arith import Analyzer
+from tir.function import IRModule, PrimFunc
+from tir.functor import StmtMutator, copy_with_fresh_binders
+from tir.stmt import For, ForKind, IfThenElse, Stmt
+
+from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_context import PassContext
+from .remarks import emit_remark
+from .simplify import simplify_stmt
+from .stride_analysis import StridePlan, plan_versioning
+
+#: The config key that turns the pass on or off (registered in config.py).
+VERSION_STRIDES = "tir.vectorize.version_strides"
+
+
+@attrs.frozen
+class StrideVersioningRemark:
+    """What ``VersionSymbolicStrides`` did with one vectorized loop (nest), and why."""
+
+    func_name: str
+    loop_var: str
+    versioned: bool
+    detail: str
+
+    @property
+    def outcome(self) -> str:
+        """``"versioned"`` or ``"not versioned"`` (remarks share func_name, loop_var,
+        outcome and reason)."""
+        return "versioned" if self.versioned else "not versioned"
+
+    @property
+    def reason(self) -> str:
+        """The versioning condition and its fast path, or why there is none."""
+        return self.detail
+
+    def __str__(self) -> str:
+        head = f"{self.func_name}: loop {self.loop_var}:"
+        return f"{head} {self.detail}" if self.versioned else f"{head} not versioned: {self.detail}"
+
+
+def _describe(plan: StridePlan) -> str:
+    """``versioned on s == 1 (contiguous fast path for A[i * s]); general path otherwise``."""
+    condition = " && ".join(f"{v.name} == 1" for v in plan.vars)
+    kind = "contiguous" if plan.contiguous else "constant-stride"
+    texts = dict.fromkeys(a.text if a.contiguous else f"{a.text} (stride {a.stride})"
+                          for a in plan.fast)
+    what = f"{kind} fast path for {', '.join(texts)}"
+    if plan.known:
+        return f"{condition} holds here: {what}, without a branch"
+    return f"versioned on {condition} ({what}); general path otherwise"
+
+
+class _Versioner(StmtMutator):
+    """Versions the vectorized loop nests of a body on their runtime strides."""
+
+    def __init__(self, func_name: str):
+        self.func_name = func_name
+        self.analyzer = Analyzer()
+        self.outer_loop_vars: set[int] = set()
+
+    def visit_for(self, loop: For) -> Stmt:
+        if loop.kind == ForKind.VECTORIZED:
+            return self._version(loop)
+        self.outer_loop_vars.add(id(loop.loop_var))
+        try:
+            with self.analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
+                return self.generic_visit(loop)
+        finally:
+            self.outer_loop_vars.discard(id(loop.loop_var))
+
+    def visit_if_then_else(self, node: IfThenElse) -> Stmt:
+        # The general path of a versioning (run twice, the pass must not version it again)
+        # and a user's own ``if s == 1`` are known from the condition.
+        with self.analyzer.constraint_scope(node.condition):
+            then_case = self.visit_stmt(node.then_case)
+        else_case = node.else_case
+        if else_case is not None:
+            with self.analyzer.constraint_scope(op.logical_not(node.condition)):
+                else_case = self.visit_stmt(else_case)
+        if then_case is node.then_case and else_case is node.else_case:
+            return node
+        return IfThenElse(node.condition, then_case, else_case)
+
+    def _version(self, loop: For) -> Stmt:
+        """The loop nest, versioned if its plan says so; its remark emitted."""
+        plan = plan_versioning(loop, self.analyzer, self.outer_loop_vars)
+        name = loop.loop_var.name
+        if not plan.vars:
+            if plan.reason:
+                emit_remark(StrideVersioningRemark(self.func_name, name, False, plan.reason))
+            return loop
+        emit_remark(StrideVersioningRemark(self.func_name, name, True, _describe(plan)))
+        ones = {v: op.const(1, v.dtype) for v in plan.vars}
+        # A copy binds fresh vars: the loop var must not be bound by both versions.
+        fast = simplify_stmt(copy_with_fresh_binders(loop, ones), Analyzer())
+        return fast if plan.known else IfThenElse(plan.condition, fast, loop)
+
+
+def version_strides_function(func: PrimFunc, name: str = "main") -> PrimFunc:
+    """``func`` with its vectorized loops versioned on their runtime strides."""
+    body = _Versioner(name)(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+def VersionSymbolicStrides() -> PrimFuncPass:
+    """The pass giving vectorized loops with runtime strides a contiguous fast path
+    under ``s == 1`` (see the module docstring)."""
+
+    def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
+        config = ctx.config
+        if config.get("tir.disable_vectorize", False) or not config.get(VERSION_STRIDES):
+            return func
+        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        return version_strides_function(func, name)
+
+    return prim_func_pass(transform_function, opt_level=0, name="tir.VersionSymbolicStrides")
+
+
+__all__ = [
+    "VERSION_STRIDES",
+    "StrideVersioningRemark",
+    "VersionSymbolicStrides",
+    "version_strides_function",
+]

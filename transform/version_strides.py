@@ -30,10 +30,16 @@ bound inside the loop, or when the context already proves ``s != 1`` (the
 general path of an earlier versioning); when it proves ``s == 1``, the loop
 becomes its fast path without a branch.
 
+The versioning is per vectorized loop nest: a nest inside serial loops gets
+its branch there (``VectorizeReductions``' loops, a row loop), and hoisting
+the invariant branch out of them is left to LLVM's loop unswitching (O3).
+
 Each decision is reported as a ``StrideVersioningRemark`` on the remark
 stream (``main: loop i: versioned on s == 1 (contiguous fast path for
-A[i * s]); general path otherwise``). Config ``tir.vectorize.version_strides``
-(default True) turns the pass off, as does ``tir.disable_vectorize``.
+A[i * s]); general path otherwise``); the later passes' remarks on the fast
+path come before those on the general path (IR order). Config
+``tir.vectorize.version_strides`` (default True) turns the pass off, as does
+``tir.disable_vectorize``.
 """
 
 from __future__ import annotations

@@ -417,6 +417,40 @@ def test_differential_strides_and_extents(kind, dtype, index_dtype):
                         got, expected, err_msg=f"{name}: {kind} {dtype} s={s} n={n} {buf}")
 
 
+def test_two_versioned_vars_differential():
+    """``C[c + i * t] = A[b + i * s] * 3 - C[c + i * t]``, versioned on s == 1 && t == 1:
+    every pair of strides (one of them 1 takes the general path too)."""
+    n, s, t, base_a, base_c = (tir.size_var("n"), tir.var("s"), tir.var("t"), tir.var("b"),
+                               tir.var("c"))
+    A = tir.decl_buffer((SIZE,), F32, name="A")
+    C = tir.decl_buffer((SIZE,), F32, name="C")
+    ib = ir_builder.create()
+    a, c = ib.buffer_ptr(A), ib.buffer_ptr(C)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        c[base_c + i * t] = a[base_a + i * s] * tir.const(3, F32) - c[base_c + i * t]
+    func = tir.PrimFunc([A, C, n, s, t, base_a, base_c], ib.get())
+    with transform.collect_remarks() as remarks:
+        codegen.lower(func)
+    assert "versioned on s == 1 && t == 1" in str(remarks[0])
+    ways = builds(func)
+    rng = np.random.default_rng(3)
+    a0, c0 = edge_values(rng, F32), edge_values(rng, F32)
+    for s_value in STRIDES:
+        for t_value in STRIDES:
+            for n_value in EXTENTS:
+                bases = [3 + max(0, -x) * max(n_value - 1, 0) for x in (s_value, t_value)]
+                want = c0.copy()
+                with np.errstate(all="ignore"):
+                    for i in range(n_value):
+                        k = bases[1] + i * t_value
+                        want[k] = a0[bases[0] + i * s_value] * np.float32(3) - want[k]
+                for name, fn in ways.items():
+                    got = c0.copy()
+                    fn(a0.copy(), got, n_value, s_value, t_value, *bases)
+                    np.testing.assert_array_equal(
+                        got, want, err_msg=f"{name}: s={s_value} t={t_value} n={n_value}")
+
+
 def test_nested_vectorized_loops_differential():
     s, base = tir.var("s"), tir.var("b")
     A = tir.decl_buffer((SIZE,), F32, name="A")

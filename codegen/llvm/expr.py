@@ -17,6 +17,7 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
 
+from .shuffle_tree import shuffle_tree
 from .types import I32, ScalableVectorType, int_constant, ir_type
 
 #: (node class) -> (builder method for signed/unsigned ints, for floats)
@@ -287,47 +288,17 @@ class ExprCodegen:
             return splat
         return self.builder.shuffle_vector(one, undef, mask)
 
-    # Shuffle(vectors, indices): the vectors are concatenated pairwise, as a
-    # balanced tree of shufflevectors (padding the shorter with undef lanes),
-    # then one last shufflevector picks ``indices`` from the concatenation.
-    # Vectors no index picks from are left out (the mask is compressed).
+    # Shuffle(vectors, indices): a balanced tree of narrow shufflevectors over the
+    # vectors the indices use (see shuffle_tree.py); unused vectors are never evaluated.
+    # One lane: extractelement of the picked lane.
     def visit_shuffle(self, op):
         vectors, picks = _used_vectors(op)
-        parts = [self._as_vector(self.visit_expr(v)) for v in vectors]
-        whole = self._concat_tree(parts)
-        undef = ir.Constant(whole.type, ir.Undefined)
-        mask = ir.Constant(ir.VectorType(I32, len(picks)), picks)
-        out = self.builder.shuffle_vector(whole, undef, mask)
-        return out if len(picks) > 1 else self.builder.extract_element(out, ir.Constant(I32, 0))
-
-    def _concat_tree(self, parts: list):
-        while len(parts) > 1:
-            merged = [self._concat(parts[k], parts[k + 1]) for k in range(0, len(parts) - 1, 2)]
-            if len(parts) % 2:
-                merged.append(parts[-1])
-            parts = merged
-        return parts[0]
-
-    def _concat(self, a, b):
-        na, nb = a.type.count, b.type.count
-        n = max(na, nb)
-        a, b = self._pad(a, n), self._pad(b, n)
-        mask = list(range(na)) + list(range(n, n + nb))
-        return self.builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(I32, len(mask)), mask))
-
-    def _pad(self, v, n: int):
-        count = v.type.count
-        if count == n:
-            return v
-        undef = ir.Constant(v.type, ir.Undefined)
-        mask = list(range(count)) + [count] * (n - count)  # lanes past the end are undef
-        return self.builder.shuffle_vector(v, undef, ir.Constant(ir.VectorType(I32, n), mask))
-
-    def _as_vector(self, v):
-        if isinstance(v.type, ir.VectorType):
-            return v
-        undef = ir.Constant(ir.VectorType(v.type, 1), ir.Undefined)
-        return self.builder.insert_element(undef, v, ir.Constant(I32, 0))
+        parts = [self.visit_expr(v) for v in vectors]
+        if len(picks) > 1:
+            return shuffle_tree(self.builder, parts, picks)
+        if not isinstance(parts[0].type, ir.VectorType):
+            return parts[0]
+        return self.builder.extract_element(parts[0], ir.Constant(I32, picks[0]))
 
 
 def _used_vectors(op) -> tuple[list, list[int]]:

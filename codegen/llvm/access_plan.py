@@ -38,6 +38,8 @@ or scatter.
 
 from __future__ import annotations
 
+from tir import dtype as dt
+from tir import op as tir_op
 from tir.expr import (
     Add,
     Broadcast,
@@ -49,8 +51,6 @@ from tir.expr import (
     Shuffle,
     Sub,
 )
-from tir import dtype as dt
-from tir import op as tir_op
 from tir.structural import structural_equal, structural_hash
 
 #: Lanes beyond which an access is not analysed (the forms cost a little per lane).

@@ -25,30 +25,7 @@ from tir.expr import IntImm, Ramp
 
 from .access_plan import Plan, plan_access
 from .memory import Access, _reads_memory
-try:
-    from .shuffle_tree import shuffle_tree
-except ImportError:  # TEMPORARY until shuffle_tree.py lands
-    def shuffle_tree(builder, parts, picks):
-        vecs = []
-        for p in parts:
-            if not isinstance(p.type, ir.VectorType):
-                undef = ir.Constant(ir.VectorType(p.type, 1), ir.Undefined)
-                p = builder.insert_element(undef, p, ir.Constant(I32, 0))
-            vecs.append(p)
-        starts, total = [], 0
-        for v in vecs:
-            starts.append(total)
-            total += v.type.count
-        elem = vecs[0].type.element
-        out = ir.Constant(ir.VectorType(elem, len(picks)), ir.Undefined)
-        owner = [(k, j) for k, v in enumerate(vecs) for j in range(v.type.count)]
-        for lane, pk in enumerate(picks):
-            if pk < 0:
-                continue
-            k, j = owner[pk]
-            x = builder.extract_element(vecs[k], ir.Constant(I32, j))
-            out = builder.insert_element(out, x, ir.Constant(I32, lane))
-        return out
+from .shuffle_tree import shuffle_tree
 from .types import I1, I32, PTR, element_bytes, memory_type
 
 #: The dtype chunk offsets are computed in (a GEP index is 64-bit anyway).

@@ -7,7 +7,7 @@ import codegen
 import tir
 import transform
 from tir.expr import Broadcast, BufferLoad, Ramp, Shuffle
-from tir.stmt import BufferStore, For, ForKind, SeqStmt
+from tir.stmt import BufferStore, SeqStmt
 
 F32 = "float32"
 A = tir.decl_buffer((256,), F32, name="A")

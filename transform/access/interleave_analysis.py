@@ -62,7 +62,7 @@ def _same_row(a, b) -> bool:
 
 
 def reads_buffer(node, data) -> bool:
-    """Whether ``node`` (an expression, or None) loads from the buffer whose data var is ``data``."""
+    """Whether ``node`` (an expression, or None) loads from the buffer with data var ``data``."""
     if node is None:
         return False
     found = []

@@ -290,6 +290,14 @@ def numba_fns() -> dict:
 # ---------------------------------------------------------------- TVM and Halide workers
 
 
+class WorkerDied(RuntimeError):
+    """A worker process stopped answering (crashed or exited)."""
+
+    def __init__(self, label: str, message: str):
+        super().__init__(message)
+        self.label = label
+
+
 class Worker:
     """A benchmark worker in another venv (bench_access_tvm.py or bench_access_halide.py)."""
 
@@ -309,13 +317,18 @@ class Worker:
         if not line:
             self._stderr.seek(0)
             tail = self._stderr.read().strip().splitlines()[-3:]
-            raise RuntimeError(f"{self.label} worker stopped: {' | '.join(tail)}")
+            raise WorkerDied(self.label, f"{self.label} worker stopped: {' | '.join(tail)}")
         return json.loads(line)
 
     def run_ms(self, name: str) -> float:
         """Run kernel ``name`` once in the worker; its own measured time in ms."""
-        self.proc.stdin.write(name + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(name + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.proc.wait(timeout=60)
+            raise WorkerDied(self.label, f"{self.label} worker exited with status "
+                                         f"{self.proc.returncode}") from None
         return float(self._read())
 
     def close(self) -> None:
@@ -410,7 +423,12 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
             row["errors"][label] = status["error"]
         elif status["error"] != "not written for this peer":
             row["errors"][label] = status["error"]
-    raw = interleaved_ms(checked, runs)
+    try:
+        raw = interleaved_ms(checked, runs)
+    except WorkerDied as err:  # time the others without it, and say so
+        row["errors"][err.label] = str(err)
+        del workers[err.label], checked[err.label]
+        raw = interleaved_ms(checked, runs)
     times = {label: statistics.median(t) for label, t in raw.items()}
     # the fastest round too: under load from other processes it moves less than the median
     row["min_ms"] = {label: min(t) for label, t in raw.items()}

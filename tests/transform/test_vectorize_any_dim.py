@@ -152,7 +152,8 @@ def test_padded_read_is_a_select_of_a_masked_load():
     tir.assert_structural_equal(load.indices[0], Ramp(-1, 1, 8))
     tir.assert_structural_equal(load.predicate, store.value.condition)
     tir.assert_structural_equal(store.value.false_value, Broadcast(f32(0.5), 8))
-    assert remarks == ["main: loop i (8 lanes): vectorized"]
+    assert remarks == ["main: loop i (8 lanes): vectorized: if_then_else on i - 1 >= 0 and "
+                       "i - 1 < 16 reads under a lane mask"]
 
 
 def test_without_the_key_a_padded_read_stays_serial_as_in_tvm():
@@ -206,7 +207,18 @@ def test_nested_padded_reads_and_the_matrix_edge():
 def test_calls_with_side_effects_in_a_branch_still_scalarize():
     effect = Call(F32, "tir.call_extern", [tir.StringImm("f"), A[i]])
     _, remarks = vectorize(loop(BufferStore(B, ite(i < 4, effect, f32(0)), [i])))
-    assert "scalarized" in remarks[0]
+    assert remarks == ["main: loop i (8 lanes): scalarized: the call of extern function 'f' "
+                       "has side effects"]  # and no note of a masked read that did not happen
+
+
+def test_the_remark_notes_masked_reads_only_of_statements_that_vectorized():
+    padded = BufferStore(B, ite(i < n, A[i + n], f32(0)), [i])
+    effect = BufferStore(T, ite(i < 4, Call(F32, "tir.call_extern", [tir.StringImm("f")]),
+                                f32(0)), [i, 0])
+    _, remarks = vectorize(loop(tir.SeqStmt([padded, effect])))
+    assert remarks == ["main: loop i (8 lanes): partially vectorized: if_then_else on i < n "
+                       "reads under a lane mask; the call of extern function 'f' has side "
+                       "effects"]
 
 
 # ------------------------------------------------------------ dependences across rows
@@ -258,3 +270,11 @@ def test_a_flat_view_of_the_same_memory_is_compared_element_by_element():
     _, remarks = vectorize(nested)
     assert remarks[0].startswith("main: loop i (7 lanes): not vectorized")
     assert remarks[1] == "main: loop j (8 lanes): vectorized"
+
+
+def test_no_note_of_a_masked_read_in_a_statement_that_stayed_serial():
+    call = Call(F32, "tir.call_extern", [tir.StringImm("f")])
+    body = BufferStore(B, ite(i < n, A[i + n], f32(0)) + call, [i])
+    _, remarks = vectorize(loop(body))
+    assert remarks == ["main: loop i (8 lanes): scalarized: the call of extern function 'f' "
+                       "has side effects"]

@@ -152,11 +152,12 @@ def _outcome(vectorizer: Vectorizer) -> tuple[str, str]:
     reason = "; ".join(vectorizer.reasons)
     if vectorizer.scalarized_all:
         return SCALARIZED, reason
+    notes = vectorizer.predicated + vectorizer.masked_reads
     if vectorizer.reasons:
-        return PARTIAL, "; ".join(vectorizer.predicated + vectorizer.reasons)
+        return PARTIAL, "; ".join(notes + vectorizer.reasons)
     if vectorizer.predicated:
-        return PREDICATED, "; ".join(vectorizer.predicated)
-    return VECTORIZED, ""
+        return PREDICATED, "; ".join(notes)
+    return VECTORIZED, "; ".join(notes)
 
 
 def _contains_vscale(e: Any) -> bool:

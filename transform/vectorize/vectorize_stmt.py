@@ -83,12 +83,14 @@ class Vectorizer(ExprVectorizer):
             id(s) in self._scalarized for s in parts)
 
     def visit_stmt(self, stmt: Stmt) -> Stmt:
+        mark = len(self.masked_reads)
         try:
             reason = self._kept_serial(stmt)
             if reason is not None:
                 raise NeedScalarize(reason)
             return super().visit_stmt(stmt)
         except NeedScalarize as request:
+            del self.masked_reads[mark:]  # that statement stays as written
             if self._uses_widened_let(stmt):
                 raise  # the let that binds the var scalarizes instead
             return self.scalarize(stmt, request.reason)

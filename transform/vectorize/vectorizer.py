@@ -90,6 +90,8 @@ class ExprVectorizer(StmtExprMutator):
         #: Inside a branch of a masked if_then_else: the bool vector, one lane per
         #: iteration, of the iterations that evaluate it (None: all of them).
         self.mask: PrimExpr | None = None
+        #: One note per if_then_else whose branches became masked (padded reads).
+        self.masked_reads: list[str] = []
         self.lanes = lanes_
         self.min = op.const(0, var.dtype) if min_ is None else min_
         self.ramp = Ramp(self.min, op.const(1, var.dtype), lanes_)
@@ -434,6 +436,9 @@ class ExprVectorizer(StmtExprMutator):
         ``if_then_else(0 <= i + d and i + d < n, A[i + d], pad)`` reads the
         buffer's lanes only, with ``pad`` in the others.
         """
+        note = f"if_then_else on {node.args[0]} reads under a lane mask"
+        if note not in self.masked_reads:
+            self.masked_reads.append(note)
         n = lanes(node)
         outer = self.mask
         on = cond if outer is None else op.logical_and(outer, cond)

@@ -366,3 +366,29 @@ def test_a_column_of_vector_elements_stays_serial():
         data = values(rng, (n, 3, 4))
         run_ways(built, lambda d=data, n=n: (d.copy(), np.zeros((n, 4), np.float32), 2), [1],
                  lambda args: [args[0][:, 2].copy()])
+
+
+def test_an_out_of_bounds_row_raises_instead_of_reading_past_the_buffer():
+    """B[i, j] = A[j + s, i] under two vectorized loops: the bound check reads the
+    row index (a Shuffle of ramps) by the lanes of its ramps and asserts at run time."""
+    s = tir.var("s")
+    A = tir.decl_buffer((8, 8), "float32", "A")
+    B = tir.decl_buffer((8, 8), "float32", "B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with (
+        ib.for_range(0, 8, name="i", kind="vectorize") as i,
+        ib.for_range(0, 8, name="j", kind="vectorize") as j,
+    ):
+        b[i, j] = a[j + s, i]
+    func = tir.PrimFunc([A, B, s], ib.get())
+    lowered = str(codegen.lower(func)["main"].body)
+    assert "vector_reduce" not in lowered  # proven from the ramps, not reduced per call
+    for way in ("vectorized", "serial"):
+        module, _ = build(func, way)
+        data = values(np.random.default_rng(12), (8, 8))
+        out = np.zeros((8, 8), np.float32)
+        module["main"](data, out, 0)
+        np.testing.assert_array_equal(out, data.T)
+        with pytest.raises(RuntimeError, match="index out of bounds"):
+            module["main"](data, out, 1)

@@ -61,6 +61,8 @@ def default_pipeline() -> list:
         transform.LowerVectorMath(),
         # Fold what vectorizing and unrolling exposed (constant ramp bases, x * 1, ...).
         transform.Simplify(),
+        # Strided accesses that interleave (re/im, RGB) -> one contiguous access + Shuffles.
+        transform.MergeInterleavedAccesses(),
         # Drop the empty loops, Evaluate(0)s and no-op branches left behind.
         transform.RemoveNoOp(),
         # Assert in bounds each access not proven so (tir.instrument_bound_checkers).

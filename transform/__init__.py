@@ -1,6 +1,7 @@
 """Passes over TIR and the infrastructure they run in (TVM's tvm.transform + tir.transform)."""
 # ruff: noqa: F401  (this file is the package's list of exports)
 
+from .access import MergeInterleavedAccesses
 from .config import ConfigKey, known_configs, register_config
 from .instrument import PassInstrument, PassTimingInstrument, PrintIRAfterEach, pass_instrument
 from .pass_base import (

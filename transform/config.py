@@ -241,6 +241,14 @@ register_config(  # off (TVM): only the last index may vary; codegen.build's pip
     "and turn tir.if_then_else on the vectorized var into a Select of masked loads "
     "(padded reads).",
 )
+register_config(  # codegen/llvm/gather.py: GATHER_TABLE says which is faster on which CPU
+    "codegen.gather", str, "auto",
+    "How a gather or scatter with data-dependent lane offsets is emitted: 'auto' (the "
+    "target's CPU decides), 'hardware' (llvm.masked.gather/scatter) or 'scalar' (one "
+    "load or store per lane).",
+    check=lambda v: None if v in ("auto", "hardware", "scalar")
+    else f"expected 'auto', 'hardware' or 'scalar', got {v!r}",
+)
 register_config("tir.noalias", bool, True, "Mark buffer parameters noalias in generated code.")
 register_config(  # TVM's default is False; tirlite defaults to safe
     "tir.instrument_bound_checkers", bool, True,

@@ -1,7 +1,7 @@
 """``CodeGenLLVM``: TIR ``PrimFunc``s to one ``llvmlite.ir`` module.
 
 One visitor class with one ``visit_*`` per node; the methods live in mixins
-by kind (expr.py, intrinsics.py, memory.py, stmt.py, parallel.py). This file
+by kind (expr.py, intrinsics.py, memory.py, gather.py, stmt.py, parallel.py). This file
 holds the function-level machinery: the calling convention, variable
 bindings, the entry block for ``alloca``s, and error codes.
 
@@ -30,6 +30,7 @@ from ..args import hidden_vars_of
 from ..target import Target
 from . import machine
 from .expr import ExprCodegen
+from .gather import GatherCodegen
 from .intrinsics import IntrinsicCodegen
 from .memory import MemoryCodegen
 from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
@@ -55,7 +56,8 @@ def native_param_type(dtype: str) -> ir.Type:
 
 
 class CodeGenLLVM(
-    ExprCodegen, IntrinsicCodegen, MemoryCodegen, StmtCodegen, ParallelCodegen, StmtExprVisitor
+    ExprCodegen, IntrinsicCodegen, MemoryCodegen, GatherCodegen, StmtCodegen, ParallelCodegen,
+    StmtExprVisitor,
 ):
     """Emits LLVM IR for PrimFuncs into ``self.module``.
 

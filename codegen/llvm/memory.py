@@ -6,7 +6,8 @@ constants fold and the analyzer can tell the alignment. Then:
 
 - a ramp with stride 1 is one vector load/store, aligned as far as the
   offset's modular set and the base pointer's alignment allow;
-- any other vector index is a ``llvm.masked.gather`` / ``scatter``;
+- any other vector index is a gather / scatter (gather.py: the hardware
+  instruction or scalar loads, by the target's gather policy);
 - a predicate makes it ``llvm.masked.load`` / ``store``.
 """
 
@@ -174,28 +175,6 @@ class MemoryCodegen:
         return self.builder.gep(ptr, [self.index64(offset_expr)], inbounds=True,
                                 source_etype=elem)
 
-    def _pointers(self, buffer, access: Access):
-        """A vector of lane addresses for a gather/scatter."""
-        if dt.lanes_of(buffer.dtype) > 1:
-            raise ValueError(
-                f"codegen: a gather/scatter on buffer {buffer.name} of vector dtype "
-                f"{buffer.dtype} is not supported; index it with a stride-1 ramp"
-            )
-        offsets = access.vector
-        if offsets is None:
-            lanes = dt.lanes_of(access.index_dtype)
-            if dt.DataType(access.index_dtype).is_scalable:
-                lanes = lanes * tir_op.vscale()
-            base, stride = access.base, access.stride
-            if base.dtype != stride.dtype:  # e.g. an int64 elem_offset with int32 indices
-                base, stride = tir_op.cast("int64", base), tir_op.cast("int64", stride)
-            offsets = Ramp(base, stride, lanes)
-        index = self.index64(offsets)
-        gep = self.builder.gep(self.lookup(buffer.data), [index],
-                               source_etype=memory_type(buffer.dtype))
-        gep.type = index.type.__class__(PTR, access.lanes)  # llvmlite types it as plain `ptr`
-        return gep
-
     def element_address(self, buffer, indices):
         """The address of ``buffer[indices]`` (a scalar access)."""
         return self._pointer(buffer, linearize(buffer, indices).base)
@@ -241,15 +220,6 @@ class MemoryCodegen:
         phi.add_incoming(loaded, block)
         phi.add_incoming(zero(ty), start)
         return phi
-
-    def _gather(self, buffer, access: Access, ty, predicate):
-        ptrs = self._pointers(buffer, access)
-        mask = self._mask(predicate, access)
-        ptrs_ty = ptrs.type
-        fn = self.declare_intrinsic("llvm.masked.gather", ty, [ptrs_ty, I32, mask.type, ty],
-                                    overloads=[ty, ptrs_ty])
-        align = ir.Constant(I32, element_bytes(buffer.dtype))
-        return self.builder.call(fn, [ptrs, align, mask, zero(ty)])
 
     def from_memory(self, value, dtype: str):
         """A loaded value in register form (bytes to ``i1`` for bool)."""
@@ -323,15 +293,6 @@ class MemoryCodegen:
 
     def _lanes(self, vec, indices):
         return self.builder.shuffle_vector(vec, vec, _indices(indices))
-
-    def _scatter(self, buffer, access: Access, value, predicate):
-        ptrs = self._pointers(buffer, access)
-        mask = self._mask(predicate, access)
-        fn = self.declare_intrinsic("llvm.masked.scatter", ir.VoidType(),
-                                    [value.type, ptrs.type, I32, mask.type],
-                                    overloads=[value.type, ptrs.type])
-        align = ir.Constant(I32, element_bytes(buffer.dtype))
-        self.builder.call(fn, [value, ptrs, align, mask])
 
     # ------------------------------------------------------------ allocations
 

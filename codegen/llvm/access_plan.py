@@ -102,6 +102,14 @@ class Form:
             return Form()
         return Form({a: c * factor for a, c in self.terms.items()}, self.const * factor)
 
+    def times(self, other: Form) -> Form:
+        """The product; a product of two atoms is an atom of its own (``row * n``)."""
+        out = self.scaled(other.const).plus(Form(dict(other.terms)).scaled(self.const))
+        for atom_a, coeff_a in self.terms.items():
+            for atom_b, coeff_b in other.terms.items():
+                out = out.plus(Form({_product(atom_a, atom_b): coeff_a * coeff_b}))
+        return out
+
     def symbolic_expr(self, dtype: str) -> PrimExpr:
         """The symbolic part as a TIR expression of ``dtype``."""
         total = IntImm(dtype, 0)
@@ -111,6 +119,16 @@ class Form:
                 term = tir_op.mul(term, IntImm(dtype, coeff))
             total = tir_op.add(total, term)
         return total
+
+
+def _product(a: _Atom, b: _Atom) -> _Atom:
+    """``a * b`` as one atom, the factors in a fixed order so that ``b * a`` is the same."""
+    if (hash(b), str(b.expr)) < (hash(a), str(a.expr)):
+        a, b = b, a
+    x, y = a.expr, b.expr
+    if x.dtype != y.dtype:
+        x, y = _cast(x, "int64"), _cast(y, "int64")
+    return _Atom(Mul(x, y))
 
 
 def _cast(e: PrimExpr, dtype: str) -> PrimExpr:
@@ -175,16 +193,7 @@ def _mul_forms(e: Mul) -> list[Form] | None:
     a, b = lane_forms(e.a), lane_forms(e.b)
     if a is None or b is None:
         return None
-    for x, y in ((a, b), (b, a)):
-        if all(not f.terms for f in y):  # one side is constant in every lane
-            if len({f.const for f in y}) == 1:
-                return [f.scaled(y[0].const) for f in x]
-            if all(not f.terms for f in x):
-                return [Form(const=f.const * g.const) for f, g in zip(x, y)]
-            # per-lane constants times one uniform symbolic form: still linear
-            if len({f.key for f in x}) == 1 and len({f.const for f in x}) == 1:
-                return [x[0].scaled(g.const) for g in y]
-    return None
+    return [x.times(y) for x, y in zip(a, b)]
 
 
 class Chunk:

@@ -1,7 +1,7 @@
 """Passes over TIR and the infrastructure they run in (TVM's tvm.transform + tir.transform)."""
 # ruff: noqa: F401  (this file is the package's list of exports)
 
-from .access import MergeInterleavedAccesses
+from .access import MergeInterleavedAccesses, VersionSymbolicStrides
 from .config import ConfigKey, known_configs, register_config
 from .instrument import PassInstrument, PassTimingInstrument, PrintIRAfterEach, pass_instrument
 from .pass_base import (
@@ -23,5 +23,4 @@ from .simplify import Simplify
 from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
 from .vectorize_reductions import VectorizeReductions
-from .version_strides import VersionSymbolicStrides
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper

@@ -52,10 +52,10 @@ from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, copy_with_fresh_binders
 from tir.stmt import For, ForKind, IfThenElse, Stmt
 
-from .pass_base import PrimFuncPass, prim_func_pass
-from .pass_context import PassContext
-from .remarks import emit_remark
-from .simplify import simplify_stmt
+from ..pass_base import PrimFuncPass, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from ..simplify import simplify_stmt
 from .stride_analysis import StridePlan, plan_versioning
 
 #: The config key that turns the pass on or off (registered in config.py).

@@ -45,7 +45,7 @@ from tir.expr import Add, BufferLoad, Cast, IntImm, Let, Mul, PrimExpr, Sub, Var
 from tir.functor import post_order_visit, substitute
 from tir.stmt import Allocate, For, ForKind, LetStmt
 
-from .vectorize.accesses import Access, AccessCollector, shown
+from ..vectorize.accesses import Access, AccessCollector, shown
 
 #: At most this many vars are versioned on together (``s1 == 1 && s2 == 1``): each
 #: one more halves how often the fast path runs, and a nest is copied once whatever.

@@ -16,11 +16,14 @@ index registers per vector, and a scalar policy's ``movslq`` per lane.
 
 from __future__ import annotations
 
+import contextlib
+
 from llvmlite import ir
 
 from tir import dtype as dt
 from tir import op as tir_op
-from tir.expr import Add, Broadcast, Cast, IntImm, Mul, Ramp, Sub
+from tir.expr import Add, Broadcast, BufferLoad, Cast, IntImm, Mul, Ramp, Sub
+from tir.functor import post_order_visit
 
 from .expr import zero
 from .types import I32, PTR, element_bytes, memory_type
@@ -30,7 +33,7 @@ POLICIES = ("auto", "hardware", "scalar")
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 #: Integer nodes ``_narrowed`` rebuilds in int32 (others become truncated leaves).
-_NARROW_BINARY = {Add: tir_op.add, Sub: tir_op.sub, Mul: tir_op.mul}
+_INT_BINARY = {Add: tir_op.add, Sub: tir_op.sub, Mul: tir_op.mul}
 
 #: x86 CPUs (LLVM ``-mcpu`` names) -> the faster policy for a gather of 32- and 64-bit
 #: elements, and why. A CPU not listed gets LLVM's own choice ("hardware": the intrinsic,
@@ -51,20 +54,24 @@ _NARROW_BINARY = {Add: tir_op.add, Sub: tir_op.sub, Mul: tir_op.mul}
 #:   =================  ===============  =====================================
 #:
 #: Random indices are bound by cache misses (scalar 5-20% ahead: more loads in
-#: flight); with cached data the scalar loads are 2-3.6x faster than vgatherdps.
-#: The other rows are not measured here:
+#: flight); with cached data the scalar loads are 2-3.6x faster than vgatherdps. A
+#: 16-lane loop (zmm gathers), float32/int32: random 22.98 -> 22.49 (noisy), near-
+#: sequential 4.00 -> 1.62.
 #:
-#: - haswell, broadwell: AVX2 gathers are microcoded, slower than scalar loads, and
-#:   LLVM (no ``TuningFastGather``) scalarizes them anyway; broadwell also takes the
-#:   GDS ("Downfall", CVE-2022-40982) microcode.
-#: - skylake .. tigerlake, cascadelake, cooperlake, rocketlake: fast gathers until
-#:   Intel's GDS microcode of August 2023, which makes every gather wait for its data
-#:   (Intel's advisory: up to 50% slower gather-heavy code; deal.II and others turned
-#:   gathers off on these parts). We assume the mitigation is installed.
-#: - znver1 .. znver3: gathers are microcoded, one element per cycle or worse; LLVM
-#:   does not emit them either (no ``fast-gather``).
-#: - znver4: the same gather unit generation as znver5 or older (not measured): the
-#:   znver5 result carried over.
+#: The other rows are not measured here (no such machine); where they come from:
+#:
+#: - haswell, broadwell, znver1 .. znver3: LLVM 22 itself scalarizes a masked.gather
+#:   for these CPUs (no ``fast-gather`` tuning; checked by compiling one <8 x float>
+#:   gather per -mcpu), so scalar is what they got anyway; our scalar code is
+#:   branch-free under a mask where LLVM's branches per lane.
+#: - skylake .. tigerlake, cascadelake, cooperlake, rocketlake: LLVM uses their
+#:   gathers (``fast-gather``), but Intel's GDS ("Downfall", CVE-2022-40982)
+#:   microcode of August 2023 makes gathers much slower on exactly these parts
+#:   (deal.II's changelog: "can be much slower than scalar loads" on Broadwell ..
+#:   Ice Lake servers, so it added a switch to turn them off). We assume the
+#:   microcode is installed.
+#: - znver4: an assumption, not a measurement: its gathers are no faster than the
+#:   newer znver5's, so the znver5 result carries over.
 #: - alderlake, raptorlake, sapphirerapids and later Intel cores are not affected by
 #:   GDS and keep LLVM's choice (hardware), as does every CPU not listed.
 GATHER_TABLE = {
@@ -176,7 +183,7 @@ class GatherCodegen:
         if isinstance(expr, Ramp) and not dt.DataType(expr.base.dtype).is_vector:
             base, stride = self._narrow_node(expr.base), self._narrow_node(expr.stride)
             return None if base is None or stride is None else Ramp(base, stride, expr.lanes)
-        combine = _NARROW_BINARY.get(type(expr))
+        combine = _INT_BINARY.get(type(expr))
         if combine is not None:
             a, b = self._narrow_node(expr.a), self._narrow_node(expr.b)
             return None if a is None or b is None else combine(a, b)
@@ -189,6 +196,36 @@ class GatherCodegen:
                                source_etype=memory_type(buffer.dtype))
         gep.type = index.type.__class__(PTR, access.lanes)  # llvmlite types it as plain `ptr`
         return gep
+
+    # Lane k of an offset vector made of ramps, broadcasts and loads of an index
+    # buffer is computed as a scalar expression: idx[b + k], not lane k extracted
+    # from the loaded idx vector. A scalar load is one load-port uop; an extract is
+    # two shuffle uops plus a sign extension, and on a loop bound by cache misses
+    # fewer uops per element mean more misses in flight. The bounds check loads
+    # the idx vector anyway, and LLVM's GVN would forward the scalar loads from it
+    # (back to extracts), so on x86 the index buffer's pointer is passed through an
+    # empty asm first (the same address, which LLVM cannot see through; it counts
+    # as a capture of the pointer, so alias analysis stays conservative).
+    # Measured on the gather kernel (2^24 float32, random int32 indices, checks
+    # on): 42.9 ms with these loads, 57.9 with extracts, 60.9 with vgatherdps.
+    def _lane_offsets(self, buffer, access) -> list:
+        """The scalar offset of each lane, as LLVM values."""
+        offsets = access.vector
+        lanes = None if offsets is None else [_lane_expr(offsets, k) for k in range(access.lanes)]
+        if lanes is None or any(e is None for e in lanes):
+            vector = self._offset_vector(buffer, access)
+            return [self.builder.extract_element(vector, ir.Constant(I32, k))
+                    for k in range(access.lanes)]
+        loaded = {}
+        post_order_visit(offsets, lambda n: loaded.setdefault(id(n.buffer.data), n.buffer.data)
+                         if isinstance(n, BufferLoad) else None)
+        with contextlib.ExitStack() as stack:
+            if self.target.arch.startswith("x86"):
+                for data in loaded.values():
+                    hidden = self.builder.asm(ir.FunctionType(PTR, [PTR]), "", "=r,0",
+                                              [self.lookup(data)], side_effect=False)
+                    stack.enter_context(self.bound(data, hidden))
+            return [self.visit_expr(e) for e in lanes]
 
     def _scalar_lanes(self, buffer, access) -> bool:
         """Whether this access is emitted lane by lane (a fixed lane count and that policy)."""
@@ -210,13 +247,13 @@ class GatherCodegen:
         align = ir.Constant(I32, element_bytes(buffer.dtype))
         return self.builder.call(fn, [ptrs, align, mask, zero(ty)])
 
-    # per lane k:  %o = extractelement %offsets, k ; %p = gep T, %base, %o
+    # per lane k:  %o = offset of lane k (_lane_offsets) ; %p = gep T, %base, %o
     #              %p' = select %m_k, %p, @zero     (a predicate only)
     #              %x = load T, %p'  ;  %r = insertelement %r, %x, k
     # A masked-off lane loads from a constant zero instead of branching around its
     # load: branch-free, and it reads 0 as llvm.masked.gather's passthru would.
     def _scalar_gather(self, buffer, access, ty, predicate):
-        offsets = self._offset_vector(buffer, access)
+        offsets = self._lane_offsets(buffer, access)
         elem = memory_type(buffer.dtype)
         base = self.lookup(buffer.data)
         mask = None if predicate is None else self.visit_expr(predicate)
@@ -224,8 +261,7 @@ class GatherCodegen:
         result = ir.Constant(ty, ir.Undefined)
         for k in range(access.lanes):
             lane = ir.Constant(I32, k)
-            ptr = self.builder.gep(base, [self.builder.extract_element(offsets, lane)],
-                                   inbounds=True, source_etype=elem)
+            ptr = self.builder.gep(base, [offsets[k]], inbounds=True, source_etype=elem)
             if mask is not None:
                 ptr = self.builder.select(self.builder.extract_element(mask, lane), ptr,
                                           self._zero_slot(elem))
@@ -265,7 +301,7 @@ class GatherCodegen:
     # would: on a shared address the later lane's value stays. A masked-off lane
     # branches around its store (a store cannot be redirected to a shared constant).
     def _scalar_scatter(self, buffer, access, value, predicate):
-        offsets = self._offset_vector(buffer, access)
+        offsets = self._lane_offsets(buffer, access)  # all read before the first store
         elem = memory_type(buffer.dtype)
         base = self.lookup(buffer.data)
         mask = None if predicate is None else self.visit_expr(predicate)
@@ -273,9 +309,8 @@ class GatherCodegen:
         for k in range(access.lanes):
             lane = ir.Constant(I32, k)
 
-            def store(lane=lane):
-                ptr = self.builder.gep(base, [self.builder.extract_element(offsets, lane)],
-                                       inbounds=True, source_etype=elem)
+            def store(lane=lane, offset=offsets[k]):
+                ptr = self.builder.gep(base, [offset], inbounds=True, source_etype=elem)
                 self.builder.store(self.builder.extract_element(value, lane), ptr, align=align)
 
             if mask is None:
@@ -283,6 +318,38 @@ class GatherCodegen:
             else:
                 with self.builder.if_then(self.builder.extract_element(mask, lane)):
                     store()
+
+
+def _lane_expr(expr, k: int):
+    """Lane ``k`` of the integer vector ``expr`` as a scalar TIR expression, or None."""
+    t = dt.DataType(expr.dtype)
+    if t.lanes == 1:
+        return expr  # the same in every lane
+    if isinstance(expr, Broadcast):
+        return _lane_expr(expr.value, k)
+    if isinstance(expr, Ramp) and dt.DataType(expr.base.dtype).lanes == 1:
+        return tir_op.add(expr.base, tir_op.mul(expr.stride, IntImm(expr.stride.dtype, k)))
+    if isinstance(expr, Cast):
+        value = _lane_expr(expr.value, k)
+        return None if value is None else tir_op.cast(str(t.element_of), value)
+    if isinstance(expr, BufferLoad):
+        if expr.predicate is not None or dt.lanes_of(expr.buffer.dtype) > 1:
+            return None
+        indices = []
+        for index in expr.indices:
+            if dt.DataType(index.dtype).lanes == 1:
+                indices.append(index)
+                continue
+            lane = _lane_expr(index, k)
+            if lane is None:
+                return None
+            indices.append(lane)
+        return BufferLoad(expr.buffer, indices)
+    combine = _INT_BINARY.get(type(expr))
+    if combine is not None:
+        a, b = _lane_expr(expr.a, k), _lane_expr(expr.b, k)
+        return None if a is None or b is None else combine(a, b)
+    return None
 
 
 __all__ = ["GATHER_TABLE", "POLICIES", "GatherCodegen", "gather_policy"]

@@ -343,3 +343,47 @@ def test_narrowed_offsets_compute_the_same_values():
         c = np.zeros((40, LANES), "float32")
         _build(func, policy)(a, ix, c)
         np.testing.assert_array_equal(c, want, err_msg=policy)
+
+
+# ---------------------------------------------------------------- scalar index loads
+
+
+def test_scalar_policy_reads_indices_as_scalar_loads_not_lane_extracts():
+    """idx[b + k] per lane (one load each), even though the bounds check loads idx whole."""
+    mod = _build(gather_func("float32"), "scalar", target="llvm -mcpu=skylake-avx512")
+    asm = mod.get_source("asm")
+    assert "pextr" not in asm and "gather" not in asm
+    assert len(re.findall(r"movslq\s+-?\d*\(%", asm)) >= LANES  # sign-extending index loads
+
+
+def test_gather_after_a_store_to_its_index_buffer_reads_the_new_indices():
+    """idx[r] = idx[r] + 1; C[r] = A[idx[r]]: the scalar re-reads of idx see the store."""
+    A = tir.decl_buffer((SRC,), "float32", name="A")
+    idx = tir.decl_buffer((N,), "int32", name="idx")
+    C = tir.decl_buffer((N,), "float32", name="C")
+
+    def body(i, r):
+        bump = BufferStore(idx, idx[r] + tir.Broadcast(tir.const(1, "int32"), LANES), [r])
+        return tir.SeqStmt([bump, BufferStore(C, A[idx[r]], [r])])
+
+    func = tir.PrimFunc([A, idx, C], _block_loop(body))
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(SRC).astype("float32")
+    ix = rng.integers(0, SRC - 1, N).astype("int32")
+    for way, got in _ways(func, (a, ix, np.zeros(N, "float32")), 2).items():
+        np.testing.assert_array_equal(got, a[ix + 1], err_msg=way)
+
+
+def test_scatter_through_its_own_buffer_reads_every_index_before_storing():
+    """X[X[r]] = A[r]: all lanes' indices are read before the first lane stores."""
+    X = tir.decl_buffer((N,), "int32", name="X")
+    A = tir.decl_buffer((N,), "int32", name="A")
+    func = tir.PrimFunc([X, A], _block_loop(lambda i, r: BufferStore(X, A[r], [X[r]])))
+    x = np.array([(j // LANES) * LANES + (j + 1) % LANES for j in range(N)], "int32")
+    a = np.arange(N, dtype="int32") + 1000
+    want = x.copy()
+    for block in range(BLOCKS):  # the vector statement: indices first, then the stores
+        lanes = slice(block * LANES, (block + 1) * LANES)
+        want[want[lanes].copy()] = a[lanes]
+    for way, got in _ways(func, (x, a), 0).items():
+        np.testing.assert_array_equal(got, want, err_msg=way)

@@ -34,6 +34,7 @@ from .gather import GatherCodegen
 from .intrinsics import IntrinsicCodegen
 from .memory import MemoryCodegen
 from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
+from .planned_access import PlannedAccessCodegen
 from .stmt import StmtCodegen
 from .types import I8, I32, PTR, Builder, declare, element_bytes, int_constant, ir_type
 
@@ -56,8 +57,8 @@ def native_param_type(dtype: str) -> ir.Type:
 
 
 class CodeGenLLVM(
-    ExprCodegen, IntrinsicCodegen, MemoryCodegen, GatherCodegen, StmtCodegen, ParallelCodegen,
-    StmtExprVisitor,
+    ExprCodegen, IntrinsicCodegen, MemoryCodegen, PlannedAccessCodegen, GatherCodegen,
+    StmtCodegen, ParallelCodegen, StmtExprVisitor,
 ):
     """Emits LLVM IR for PrimFuncs into ``self.module``.
 

@@ -192,7 +192,9 @@ class MemoryCodegen:
             else:
                 value = self._masked_load(ptr, mem_ty, align, op.predicate)
         else:
-            value = self._gather(op.buffer, access, mem_ty, op.predicate)
+            value = self._planned_load(op.buffer, access, op.predicate)
+            if value is None:
+                value = self._gather(op.buffer, access, mem_ty, op.predicate)
         return self.from_memory(value, op.dtype)
 
     def _mask(self, predicate, access: Access):
@@ -245,7 +247,7 @@ class MemoryCodegen:
                 self.builder.store(value, ptr, align=align)
             else:
                 self._masked_store(value, ptr, align, op.predicate)
-        else:
+        elif not self._planned_store(op.buffer, access, value, op.predicate):
             self._scatter(op.buffer, access, value, op.predicate)
 
     def _masked_store(self, value, ptr, align: int, predicate):
@@ -257,7 +259,7 @@ class MemoryCodegen:
         mask_ty = ty.__class__(I1, ty.count)
         fn = self.declare_intrinsic("llvm.masked.store", ir.VoidType(), [ty, PTR, I32, mask_ty],
                                     overloads=[ty, PTR])
-        value = self._truncation_barrier(value, predicate)
+        value = self._truncation_barrier(value, _reads_memory(predicate))
         self.builder.call(fn, [value, ptr, ir.Constant(I32, align), self.visit_expr(predicate)])
 
     # LLVM 22 on x86 miscompiles a masked store of a truncated integer vector whose mask
@@ -270,10 +272,10 @@ class MemoryCodegen:
     # from that fold (freeze or a select does not survive instcombine); only integer
     # values narrower than 64 bits stored under a mask that reads no memory (a mask read
     # from data is never a constant) need it. Reproducer: test_llvm_workarounds.py.
-    def _truncation_barrier(self, value, predicate):
+    def _truncation_barrier(self, value, mask_reads_memory: bool):
         elem = value.type.element
         if (not self.target.arch.startswith("x86") or not isinstance(elem, ir.IntType)
-                or elem.width >= 64 or _reads_memory(predicate)):
+                or elem.width >= 64 or mask_reads_memory):
             return value
         lanes = value.type.count
         # Whole registers only: 'v' has no class for a 64-bit <8 x i8> (LLVM: "couldn't

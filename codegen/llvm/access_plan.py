@@ -197,12 +197,21 @@ def _mul_forms(e: Mul) -> list[Form] | None:
 
 
 class Chunk:
-    """A contiguous run of ``width`` elements at ``start`` within a lane group."""
+    """A contiguous run of ``width`` elements at ``start`` within a lane group.
 
-    __slots__ = ("start", "width")
+    ``last``: the last element the access may touch (the group's ``max``); a chunk
+    reaching past it touches only the elements up to it (a masked access).
+    """
 
-    def __init__(self, start: int, width: int):
+    __slots__ = ("start", "width", "last")
+
+    def __init__(self, start: int, width: int, last: int | None = None):
         self.start, self.width = start, width
+        self.last = start + width - 1 if last is None else last
+
+    @property
+    def masked(self) -> bool:
+        return self.start + self.width - 1 > self.last
 
     def __repr__(self) -> str:
         return f"Chunk({self.start}, {self.width})"
@@ -292,18 +301,32 @@ def _pow2_floor(x: int) -> int:
     return 1 << (x.bit_length() - 1)
 
 
-def cover_for_load(plan: Plan, native: int) -> None:
-    """Chunks of at most ``native`` elements, inside each group's ``[min, max]``."""
-    for g, group in enumerate(plan.groups):
+def _pow2_ceil(x: int) -> int:
+    return 1 << (x - 1).bit_length()
+
+
+def cover_for_load(plan: Plan, native: int, masked_end: bool = False) -> None:
+    """Chunks of at most ``native`` elements, inside each group's ``[min, max]``.
+
+    A chunk that would pass ``max`` slides back to end on it, or, with
+    ``masked_end`` (cheap masked loads), stays on the grid from ``min`` and
+    masks off what lies past ``max``: an aligned masked load beats an unaligned
+    overlapping one.
+    """
+    for group in plan.groups:
         offs = sorted({plan.offsets[lane] for lane in group.lanes})
         hi = offs[-1]
-        width = min(native, _pow2_floor(hi - offs[0] + 1))
+        span = hi - offs[0] + 1
+        width = min(native, _pow2_ceil(span) if masked_end else _pow2_floor(span))
         chunks, covered_to = [], None  # covered_to: one past the last covered element
         for off in offs:
             if covered_to is not None and off < covered_to:
                 continue
-            start = min(off, hi - width + 1)
-            chunks.append(Chunk(start, width))
+            if masked_end:  # on the grid from the first element, aligned like it
+                start = offs[0] + (off - offs[0]) // width * width
+            else:
+                start = min(off, hi - width + 1)
+            chunks.append(Chunk(start, width, hi))
             covered_to = start + width
         group.chunks = chunks
 
@@ -323,17 +346,23 @@ def cover_for_store(plan: Plan, native: int) -> None:
         group.chunks = chunks
 
 
-def plan_access(offsets: PrimExpr, native: int, store: bool) -> Plan | None:
+def plan_access(offsets: PrimExpr, native: int, store: bool,
+                masked_end: bool = False) -> Plan | None:
     """The chunk plan for the offset vector ``offsets``, or None (stay a gather/scatter).
 
-    ``native``: elements per register for the accessed dtype. A plan is
-    returned when it needs at most half as many memory operations as lanes.
+    ``native``: elements per register for the accessed dtype; ``masked_end``:
+    whether a load chunk may end in a masked-off part (see ``cover_for_load``).
+    A plan is returned when it needs at most half as many memory operations
+    as lanes.
     """
     forms = lane_forms(offsets)
     if forms is None:
         return None
     plan = group_lanes(forms)
-    (cover_for_store if store else cover_for_load)(plan, native)
+    if store:
+        cover_for_store(plan, native)
+    else:
+        cover_for_load(plan, native, masked_end)
     if plan.chunk_count * 2 > plan.lanes:
         return None
     return plan

@@ -47,8 +47,9 @@ class PlannedAccessCodegen:
                 base, stride = tir_op.cast("int64", base), tir_op.cast("int64", stride)
             offsets = Ramp(base, stride, access.lanes)
         bits = max(8, element_bytes(buffer.dtype) * 8)
-        native = max(1, self.target.vector_width_bits // bits)
-        return plan_access(offsets, native, store)
+        width = self.target.vector_width_bits
+        native = max(1, width // bits)
+        return plan_access(offsets, native, store, _cheap_masked_loads(self.target, width, bits))
 
     def _chunk_offset(self, plan: Plan, group: int, start: int):
         sym = plan.groups[group].form.symbolic_expr(OFFSET_DTYPE)
@@ -83,8 +84,14 @@ class PlannedAccessCodegen:
                 ptr = self._pointer(buffer, offset)
                 align = self._chunk_align(buffer, offset, chunk.width)
                 ty = elem if chunk.width == 1 else ir.VectorType(elem, chunk.width)
-                if predicate is None:
+                if predicate is None and not chunk.masked:
                     parts.append(self.builder.load(ptr, typ=ty, align=align))
+                    continue
+                if predicate is None:  # elements past the group's last stay untouched
+                    mask = ir.Constant(ir.VectorType(I1, chunk.width),
+                                       [int(chunk.start + e <= chunk.last)
+                                        for e in range(chunk.width)])
+                    parts.append(self._masked_vector_load(ptr, ty, align, mask))
                     continue
                 lanes = _lanes_of_elements(plan, g, chunk)
                 if chunk.width == 1:
@@ -141,3 +148,11 @@ def _lanes_of_elements(plan: Plan, group: int, chunk) -> list[int]:
             if 0 <= pos < chunk.width:
                 lanes[pos] = lane
     return lanes
+
+
+def _cheap_masked_loads(target, vector_bits: int, element_bits: int) -> bool:
+    """Whether a masked vector load costs what a plain one does: AVX-512 (any element)
+    and AVX2's vmaskmov (32/64-bit elements); elsewhere LLVM may split it per lane."""
+    if not target.arch.startswith("x86"):
+        return False
+    return vector_bits >= 512 or (vector_bits >= 256 and element_bits >= 32)

@@ -47,16 +47,16 @@ _INT_BINARY = {Add: tir_op.add, Sub: tir_op.sub, Mul: tir_op.mul}
 #:   =================  ===============  =====================================
 #:   A / idx            random idx       near-sequential idx (i + [-4, 4])
 #:   =================  ===============  =====================================
-#:   float32 / int32    9.58 -> 8.74     3.97 -> 1.58
-#:   int32 / int32      10.02 -> 9.51    4.53 -> 1.81
-#:   float64 / int32    16.24 -> 15.39   10.15 -> 2.80
-#:   float32 / int64    18.31 -> 14.53   4.34 -> 2.35
+#:   float32 / int32    8.69 -> 5.96     3.62 -> 1.39
+#:   int32 / int32      9.58 -> 6.44     3.91 -> 1.39
+#:   float64 / int32    15.24 -> 10.30   6.00 -> 2.35
+#:   float32 / int64    8.73 -> 6.16     4.03 -> 1.88
 #:   =================  ===============  =====================================
 #:
-#: Random indices are bound by cache misses (scalar 5-20% ahead: more loads in
-#: flight); with cached data the scalar loads are 2-3.6x faster than vgatherdps. A
-#: 16-lane loop (zmm gathers), float32/int32: random 22.98 -> 22.49 (noisy), near-
-#: sequential 4.00 -> 1.62.
+#: Random indices are bound by cache misses: the scalar loads keep more of them in
+#: flight (1.4-1.5x); with cached data they are 2.1-2.8x faster than the gather
+#: instruction. (With lane extracts instead of scalar index loads, see
+#: ``_lane_offsets``, scalar was only 5-20% ahead on random indices.)
 #:
 #: The other rows are not measured here (no such machine); where they come from:
 #:

@@ -59,6 +59,18 @@ class PlannedAccessCodegen:
         return self.alignment(buffer, Access(offset, IntImm(OFFSET_DTYPE, 1),
                                              dt.with_lanes(OFFSET_DTYPE, width)))
 
+    def _inside(self, buffer, offset) -> bool:
+        """Whether element ``offset`` provably lies in ``buffer`` (a compact buffer's
+        shape; the codegen's analyzer knows the enclosing loops' ranges): then a chunk
+        ending there needs no mask, as Halide's dense loads of a buffer it knows."""
+        if buffer.strides:
+            return False
+        end = tir_op.cast(OFFSET_DTYPE, buffer.elem_offset)  # one past the last element
+        extent = IntImm(OFFSET_DTYPE, 1)
+        for dim in buffer.shape:
+            extent = tir_op.mul(extent, tir_op.cast(OFFSET_DTYPE, dim))
+        return self.analyzer.can_prove(tir_op.less(offset, tir_op.add(end, extent)))
+
     def _chunk_mask(self, plan: Plan, lane_of_element: list[int], predicate):
         """The ``<w x i1>`` mask of a chunk: each element takes its lane's predicate bit."""
         if predicate is None:
@@ -84,7 +96,8 @@ class PlannedAccessCodegen:
                 ptr = self._pointer(buffer, offset)
                 align = self._chunk_align(buffer, offset, chunk.width)
                 ty = elem if chunk.width == 1 else ir.VectorType(elem, chunk.width)
-                if predicate is None and not chunk.masked:
+                if predicate is None and (not chunk.masked or self._inside(
+                        buffer, tir_op.add(offset, IntImm(OFFSET_DTYPE, chunk.width - 1)))):
                     parts.append(self.builder.load(ptr, typ=ty, align=align))
                     continue
                 if predicate is None:  # elements past the group's last stay untouched

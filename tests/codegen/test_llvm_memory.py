@@ -34,13 +34,14 @@ def test_contiguous_vector_access_is_one_vector_load_and_store():
 
 def test_strided_load_is_vector_loads_and_a_shuffle():
     """Stride 2 over 8 lanes spans 15 elements: two 8-lane loads ([0, 8) and [7, 15)), or
-    where masked loads are cheap (AVX-512) one 16-lane load with element 15 masked off."""
+    where masked loads are cheap (AVX-512) one 16-lane load (A has 16 elements: element
+    15 is provably inside, so no mask either)."""
     func = _copy_kernel(lambda i: tir.Ramp(i * 8, 2, 8), lambda i: tir.Ramp(i * 8, 1, 8),
                         n=16, out_n=16, lanes=16)  # one step: A[0:16:2] -> B[0:8]
     ll = _build(func, **{"codegen.llvm.opt_level": 0}).get_source("ll")
     assert "gather" not in ll and "shufflevector" in ll
     if codegen.Target("llvm").vector_width_bits >= 512:
-        assert "call <16 x float> @llvm.masked.load" in ll
+        assert "= load <16 x float>" in ll
     else:
         assert len(re.findall(r"= load <8 x float>", ll)) == 2
     a, b = np.arange(16, dtype="float32"), np.zeros(16, "float32")

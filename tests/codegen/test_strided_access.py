@@ -103,6 +103,25 @@ def test_strided_load_matches_serial(stride, dtype):
                           src[idx].view(np.uint8) if n else np.zeros(0, np.uint8))
 
 
+def test_a_chunk_proven_inside_its_buffer_loads_without_a_mask():
+    """A declared 2n elements long, B[i] = A[2 * i]: every chunk lies inside A."""
+    n = 1024
+    A = tir.decl_buffer((2 * n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        b[i] = a[i * 2]
+    mod = codegen.build(tir.PrimFunc([A, B], ib.get()))
+    ll = mod.get_source("ll")
+    assert "masked.load" not in ll and "shufflevector" in ll
+    assert_no_lane_by_lane_access(ll)
+    x = np.random.default_rng(0).standard_normal(2 * n).astype(np.float32)
+    y = np.zeros(n, np.float32)
+    mod(x, y)
+    np.testing.assert_array_equal(y, x[::2])
+
+
 def test_stride_2_and_reversed_loads_have_no_gather():
     for stride, offset in ((2, 0), (-1, 1000)):
         ll = codegen.build(strided_load(stride, offset, "float32", 8)).get_source("ll")
@@ -305,7 +324,7 @@ _GUARD_SCRIPT = textwrap.dedent("""
     import numpy as np
     import codegen
     sys.path.insert(0, {test_dir!r})
-    from test_strided_access import strided_copy_at
+    from test_strided_access import exact_strided_load, strided_copy_at
     from guard_page import at_page_end, at_page_start
 
     for stride in (2, 3, 5, -1, -2, -3):
@@ -328,8 +347,29 @@ _GUARD_SCRIPT = textwrap.dedent("""
                 expected[idx] = values
                 assert (a == expected).all(), ("store", stride, n)
                 del a
+    # a buffer declared exactly as long as the lanes reach: no chunk may be proven
+    # inside it past its last element (codegen drops masks it can prove useless)
+    for stride in (2, 3):
+        for n in (16, 17, 33, 64):
+            span = stride * (n - 1) + 1
+            region, a = at_page_end(span)
+            a[:] = np.arange(span, dtype=np.float32)
+            out = np.zeros(n, np.float32)
+            codegen.build(exact_strided_load(stride, n), {target!r})(a, out)
+            assert (out == a[::stride]).all(), ("exact", stride, n)
     print("ok")
 """)
+
+
+def exact_strided_load(stride: int, n: int) -> tir.PrimFunc:
+    """``B[i] = A[stride * i]`` with A declared ``stride * (n - 1) + 1`` long."""
+    A = tir.decl_buffer((stride * (n - 1) + 1,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        b[i] = a[i * stride]
+    return tir.PrimFunc([A, B], ib.get())
 
 
 # The host (masked chunk ends where masked loads are cheap) and baseline x86-64 (SSE2:

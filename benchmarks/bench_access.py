@@ -284,7 +284,7 @@ def numba_fns() -> dict:
             "sum_s2": lambda a, s: sum_strided(a, s, 2),
             "sum_s3": lambda a, s: sum_strided(a, s, 3),
             "reverse": reverse, "cmul": cmul, "rgb_gray_f32": gray_f32, "rgb_gray_u8": gray_u8,
-            "transpose": lambda a, b: transpose(a, b, 16), "gather": gather}
+            "transpose": lambda a, b: transpose(a, b, common.TRANSPOSE_TILE), "gather": gather}
 
 
 # ---------------------------------------------------------------- TVM and Halide workers
@@ -505,7 +505,8 @@ def main() -> None:
 
     config = {"n": n, "lanes": lanes, "kernels": names, "mcpu": llvm.get_host_cpu_name(),
               "triple": llvm.get_process_triple()}
-    meta = {"n": n, "side": common.transpose_side(n), "tile": lanes, "runs": runs,
+    meta = {"n": n, "side": common.transpose_side(n), "tile": common.TRANSPOSE_TILE,
+            "runs": runs,
             "tirlite_source": _source_version(),
             "cpu": _host_cpu(), "numba": getattr(numba, "__version__", None),
             "load_before": os.getloadavg()[0]}
@@ -514,7 +515,7 @@ def main() -> None:
     meta["halide"] = workers["halide"].meta.get("version") if "halide" in workers else None
     nb = {k: f for k, f in numba_fns().items() if k in names}
     try:
-        rows = [measure(name, n, lanes, runs, nb, workers) for name in names]
+        rows = [measure(name, n, common.TRANSPOSE_TILE, runs, nb, workers) for name in names]
     finally:
         for worker in workers.values():
             worker.close()

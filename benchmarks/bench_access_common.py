@@ -32,6 +32,11 @@ GRAY_F32 = (0.299, 0.587, 0.114)
 GRAY_U8 = (77, 150, 29)
 
 
+#: The transpose's tile, the same for every compiler: 8 x 8 float32 (the classic block; a
+#: 16 x 16 tile of a 2048-wide matrix reads 16 rows 8 KiB apart, which share one L1 set).
+TRANSPOSE_TILE = 8
+
+
 def transpose_side(n: int) -> int:
     """The transpose is side x side with side * side = n (2048 for n = 2^22)."""
     side = math.isqrt(n)

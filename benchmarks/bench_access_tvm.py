@@ -9,7 +9,7 @@ loop over blocks of LANES (the host's vector width in float32), an inner
 ``T.vectorized(LANES)`` loop. TVM's VectorizeLoop keeps a reduction serial, so
 the strided sums carry a hand-written accumulator of 4 x LANES lanes (four
 registers, so the adds overlap) and a serial combine, as bench_reach_tvm.py
-does. The transpose walks tiles of LANES x LANES with the row loop serial and
+does. The transpose walks tiles of 8 x 8 (common.TRANSPOSE_TILE) with the row loop serial and
 the column loop vectorized (contiguous stores, strided loads).
 """
 
@@ -28,7 +28,8 @@ def kernels(n: int, L: int) -> dict:  # noqa: C901, N803 (one TVMScript function
     blocks = n // L
     ACC = 4 * L  # noqa: N806 (the accumulator width, a constant)
     side = common.transpose_side(n)
-    tiles = side // L
+    TT = common.TRANSPOSE_TILE  # noqa: N806 (a constant)
+    tiles = side // TT
     w0, w1, w2 = common.GRAY_F32
     u0, u1, u2 = common.GRAY_U8
 
@@ -91,9 +92,9 @@ def kernels(n: int, L: int) -> dict:  # noqa: C901, N803 (one TVMScript function
     def transpose(A: T.Buffer((side, side), "float32"), B: T.Buffer((side, side), "float32")):
         for io in range(tiles):
             for jo in range(tiles):
-                for i in range(L):
-                    for j in T.vectorized(L):
-                        B[io * L + i, jo * L + j] = A[jo * L + j, io * L + i]
+                for i in range(TT):
+                    for j in T.vectorized(TT):
+                        B[io * TT + i, jo * TT + j] = A[jo * TT + j, io * TT + i]
 
     @T.prim_func
     def gather(A: T.Buffer((n,), "float32"), idx: T.Buffer((n,), "int32"),

@@ -326,9 +326,17 @@ def cover_for_load(plan: Plan, native: int, masked_end: bool = False) -> None:
                 start = offs[0] + (off - offs[0]) // width * width
             else:
                 start = min(off, hi - width + 1)
-            chunks.append(Chunk(start, width, hi))
-            covered_to = start + width
+            size = width
+            if start == off or masked_end:  # a short run (a tile's row) loads only itself
+                size = min(width, _pow2_ceil(_last_within(offs, start, width) - start + 1))
+            chunks.append(Chunk(start, size, hi))
+            covered_to = start + size
         group.chunks = chunks
+
+
+def _last_within(offs: list[int], start: int, width: int) -> int:
+    """The last of the sorted ``offs`` in ``[start, start + width)``."""
+    return max(o for o in offs if start <= o < start + width)
 
 
 def cover_for_store(plan: Plan, native: int) -> None:
@@ -340,7 +348,7 @@ def cover_for_store(plan: Plan, native: int) -> None:
         for off in offs:
             if covered_to is not None and off < covered_to:
                 continue
-            width = min(native, hi - off + 1)
+            width = _last_within(offs, off, min(native, hi - off + 1)) - off + 1
             chunks.append(Chunk(off, width))
             covered_to = off + width
         group.chunks = chunks

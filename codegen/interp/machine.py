@@ -433,7 +433,8 @@ _SPECIAL_CALLS: dict[str, Callable] = {
     "tir.undef": _undef,
     "tir.get_active_lane_mask": _active_lane_mask,
 }
-# Horizontal reductions (VectorizeReductions; bound checks of gathers use min/max).
+# Horizontal reductions (VectorizeReductions; bound checks of gathers use and, of other
+# vector indices min/max).
 for _kind in ("add", "mul", "min", "max", "and", "or", "xor"):
     _SPECIAL_CALLS[f"tir.vector_reduce_{_kind}"] = _reduce(_kind)
 for _kind in ("add", "mul"):  # any order is allowed; lane order is one

@@ -182,7 +182,8 @@ class BoundCheckInstrumenter(StmtExprMutator):
             lo, hi = span
             tests = ((lo, _non_negative), (hi, lambda x, e=extent: op.less(x, e)))
             unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
-            if unproven and _is_reduced(lo) and DataType(index.dtype).is_int:
+            itype = DataType(index.dtype)
+            if unproven and _is_reduced(lo) and (itype.is_int or itype.is_uint):
                 conds.append(_unsigned_below(index, extent))
                 continue
             for bound, test in unproven:
@@ -279,8 +280,8 @@ def _unsigned_below(index: PrimExpr, extent: PrimExpr) -> PrimExpr:
     """
     t = DataType(index.dtype)
     bits = max(t.bits, DataType(extent.dtype).bits)
-    if bits != t.bits:
-        index = op.cast(f"int{bits}x{t.lanes}", index)
+    if bits != t.bits:  # sign- or zero-extends, as the index's own type says
+        index = op.cast(f"{'uint' if t.is_uint else 'int'}{bits}x{t.lanes}", index)
     unsigned = f"uint{bits}"
     lanes = op.reinterpret(f"{unsigned}x{t.lanes}", index)
     below = op.less(lanes, Broadcast(op.cast(unsigned, extent), t.lanes))

@@ -182,13 +182,15 @@ BAD_INDEX = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("idx_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("idx_dtype", ["int32", "int64", "uint16"])
 @pytest.mark.parametrize("kind", ["gather", "scatter"])
 @pytest.mark.parametrize("policy", BOTH)
 def test_out_of_range_indices_raise_the_bounds_error(policy, kind, idx_dtype):
     bads = [-1, SRC, -(2**31), 2**31 - 1]
     if idx_dtype == "int64":
         bads += [2**32, 2**32 + 1, -(2**32), 2**63 - 1]  # wrap to small uint32 if truncated
+    if idx_dtype == "uint16":
+        bads = [SRC, 2**15, 2**16 - 1]
     result = subprocess.run([sys.executable, "-c", BAD_INDEX, policy, kind, idx_dtype,
                              *map(str, bads)],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -58,6 +58,12 @@ _INT_BINARY = {Add: tir_op.add, Sub: tir_op.sub, Mul: tir_op.mul}
 #: instruction. (With lane extracts instead of scalar index loads, see
 #: ``_lane_offsets``, scalar was only 5-20% ahead on random indices.)
 #:
+#: Scatters follow the same row. C[idx[i]] = A[i], float32, 2^22, hardware -> scalar:
+#: 8 lanes 5.16 -> 4.81 (a random permutation), 3.36 -> 1.26 (near-sequential); 16
+#: lanes 4.79 -> 5.75 (random: vscatterdps zmm wins 1.2x, the 16 value lanes are
+#: extracted from a zmm), 3.34 -> 1.55 (near-sequential). Not split into a row of its
+#: own: the near-sequential case loses 2x with the hardware scatter.
+#:
 #: The other rows are not measured here (no such machine); where they come from:
 #:
 #: - haswell, broadwell, znver1 .. znver3: LLVM 22 itself scalarizes a masked.gather

@@ -99,6 +99,18 @@ def test_agreement_is_bit_exact_unless_bounded():
     assert agrees(got, want, bound).tolist() == [False, True, True, False, True]
 
 
+def test_model_zero_product_of_an_uncertain_sign_is_not_bit_exact():
+    """(a*b - a*b) * 0 under contraction: the difference is only known near 0, so the
+    product's zero may be +0 or -0 (seed 2952177 of the fuzzer); an exact zero times 0
+    stays bit exact."""
+    mode = semantics.Mode(contract=True)
+    near_zero = (np.float32(0.0), 1e-7)
+    zero = (np.float32(0.0), 0.0)
+    assert semantics.fmul(near_zero, zero, mode)[1] > 0
+    assert semantics.fmul(zero, zero, mode)[1] == 0
+    assert semantics.fmul((np.float32(2.0), 1e-7), zero, mode)[1] == 0
+
+
 def test_model_fma_rounds_once():
     # a*b + c lies just above a float32 midpoint; rounding through float64 lands on it.
     a, b = np.float32(1 + 2.0 ** -12), np.float32(1 + 2.0 ** -12)

@@ -404,3 +404,28 @@ def test_transpose_with_a_symbolic_row_length_uses_row_loads():
         x = np.random.default_rng(size).standard_normal((size, size)).astype(np.float32)
         results = _run_all(func, lambda: (x.copy(), np.zeros_like(x)), 1)
         _assert_all_equal(results, x.T)
+
+
+# An AVX2 target runs on every host these tests are for (x86-64 with AVX2 or AVX-512):
+# 256-bit registers, masked chunk ends for 32/64-bit elements, slid-back chunks for
+# 8/16-bit ones (vmaskmov has no byte form).
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64"])
+@pytest.mark.parametrize("stride", [2, 3, -1])
+def test_strided_access_on_an_avx2_target(stride, dtype):
+    rng = np.random.default_rng(abs(stride) + len(dtype))
+    for n in EXTENTS:
+        size = abs(stride) * max(n, 1) + 3
+        off = 1 if stride > 0 else size - 2
+        load = codegen.build(strided_load(stride, off, dtype, 0), "llvm -mcpu=haswell")
+        store = codegen.build(strided_store(stride, off, dtype), "llvm -mcpu=haswell")
+        src = _values(rng, size, dtype)
+        out = np.zeros(n, dtype)
+        load(src, out, np.int32(n))
+        idx = np.arange(n) * stride + off
+        np.testing.assert_array_equal(out.view(np.uint8), src[idx].view(np.uint8))
+        values = _values(rng, n, dtype)
+        dst = np.full(size, SENTINEL, dtype)
+        store(values, dst, np.int32(n))
+        expected = np.full(size, SENTINEL, dtype)
+        expected[idx] = values
+        np.testing.assert_array_equal(dst.view(np.uint8), expected.view(np.uint8))

@@ -109,3 +109,16 @@ def test_interleave_then_deinterleave_round_trip(n):
     assert not re.search(r"(load|store) float", ll)  # no lane-by-lane emulation either
     # the main loop's group is one full-width store: an unmasked vector store exists
     assert re.search(r"store <\d+ x float>", ll)
+
+
+def test_loads_in_if_then_else_branches_are_not_merged():
+    """Only the chosen branch runs: a wide load of both branches' span could read past
+    what the taken branch reads (the other branch may be untaken exactly for that)."""
+    k = tir.var("k")
+    value = tir.if_then_else(k < 3, A[ramp(1)], A[ramp(0)])
+    body = BufferStore(C, value, [Ramp(b * 4, 1, 4)])
+    assert run(body) is body
+    # the condition itself is always evaluated: its loads still group
+    cond_loads = A[ramp(0)] + A[ramp(1)]
+    body = BufferStore(C, cond_loads, [Ramp(b * 4, 1, 4)])
+    assert run(body) is not body

@@ -13,7 +13,8 @@ interleave group; so do we. A group is
   and no element is written twice), and no later store's value, index or
   predicate reading the buffer (the merged store evaluates every value before
   writing any);
-- for **loads**: loads in one statement without a predicate; two or more
+- for **loads**: loads in one statement without a predicate, outside the
+  branches of ``tir.if_then_else`` (evaluated only when chosen); two or more
   distinct offsets. Their union lies between the first element the lowest
   one reads and the last element the highest one reads, both read by the
   serial program, so one contiguous load of that span stays inside the
@@ -24,8 +25,8 @@ from __future__ import annotations
 
 from tir import arith, structural_equal
 from tir.dtype import lanes_of
-from tir.expr import BufferLoad, IntImm, PrimExpr, Ramp
-from tir.functor import post_order_visit
+from tir.expr import BufferLoad, Call, IntImm, PrimExpr, Ramp
+from tir.functor import ExprVisitor, post_order_visit
 
 #: Widest stride grouped (a group of s stores or loads of n lanes is s * n lanes wide).
 MAX_STRIDE = 8
@@ -94,12 +95,36 @@ def store_group(stores: list, analyzer: arith.Analyzer) -> list[int] | None:
     return offsets
 
 
+class _LoadCollector(ExprVisitor):
+    """Strided unpredicated loads that every evaluation of the expression performs: not
+    those in a branch of ``tir.if_then_else``, which runs only when chosen (a load group
+    reads the span of all its loads, which the untaken branch may not stay inside)."""
+
+    def __init__(self):
+        super().__init__()
+        self.loads: list[BufferLoad] = []
+
+    def visit_call(self, node: Call) -> None:
+        if node.op == "tir.if_then_else":
+            self.visit_expr(node.args[0])
+        else:
+            self.generic_visit(node)
+
+    def visit_buffer_load(self, node: BufferLoad) -> None:
+        if node.predicate is None and strided_last_index(node) is not None:
+            self.loads.append(node)
+        self.generic_visit(node)
+
+
+def _always_evaluated_loads(expr: PrimExpr) -> list[BufferLoad]:
+    collector = _LoadCollector()
+    collector.visit_expr(expr)
+    return collector.loads
+
+
 def load_groups(expr: PrimExpr, analyzer: arith.Analyzer) -> list[list[tuple[BufferLoad, int]]]:
     """Groups of strided, unpredicated loads in ``expr`` with their offsets (first = 0)."""
-    loads: list[BufferLoad] = []
-    post_order_visit(expr, lambda n: loads.append(n)
-                     if isinstance(n, BufferLoad) and n.predicate is None
-                     and strided_last_index(n) is not None else None)
+    loads = _always_evaluated_loads(expr)
     groups: list[list[tuple[BufferLoad, int]]] = []
     for load in loads:
         for group in groups:

@@ -33,7 +33,10 @@ decides how to emit those). Predicated accesses use masked chunk loads and
 stores whose masks are shuffled from the predicate; when two lanes touch the
 same element under a predicate, no shuffle can combine their mask bits (or,
 for stores, choose the last *active* lane), and the access stays a gather
-or scatter.
+or scatter. Groups of a store may alias at run time (rows ``r * w`` with a
+small ``w``): the store is planned only when its groups take the lanes in
+order, one block after another (storing group by group then keeps the later
+lane's value, as a scatter does), or when the analyzer proves them disjoint.
 """
 
 from __future__ import annotations
@@ -270,6 +273,16 @@ class Plan:
                 if 0 <= pos < chunk.width:
                     picks[pos] = lane
         return picks
+
+    def groups_in_lane_order(self) -> bool:
+        """Whether each group's lanes all come after the previous group's: then storing
+        group by group keeps serial order (the later lane wins) even if groups alias."""
+        last = -1
+        for group in self.groups:
+            if min(group.lanes) <= last:
+                return False
+            last = max(group.lanes)
+        return True
 
     def has_duplicates(self) -> bool:
         seen = set()

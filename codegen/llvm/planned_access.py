@@ -127,6 +127,8 @@ class PlannedAccessCodegen:
         plan = self._access_plan(buffer, access, store=True)
         if plan is None or (predicate is not None and plan.has_duplicates()):
             return False
+        if not (plan.groups_in_lane_order() or self._groups_disjoint(plan)):
+            return False  # groups may alias at run time: only a scatter keeps lane order
         for g, group in enumerate(plan.groups):
             for chunk in group.chunks:
                 picks = plan.store_picks(g, chunk)
@@ -139,6 +141,25 @@ class PlannedAccessCodegen:
                     continue
                 mask = self._chunk_mask(plan, picks, predicate)
                 self._masked_vector_store(part, ptr, align, mask, predicate)
+        return True
+
+    def _groups_disjoint(self, plan: Plan) -> bool:
+        """Whether no two groups can write one element, for any values of their
+        symbolic parts (the analyzer must prove one range lies past the other)."""
+        if len(plan.groups) > 16:
+            return False
+        ranges = []
+        for g, group in enumerate(plan.groups):
+            offs = [plan.offsets[lane] for lane in group.lanes]
+            ranges.append((group.form.symbolic_expr(OFFSET_DTYPE), min(offs), max(offs)))
+        for k, (sym_a, lo_a, hi_a) in enumerate(ranges):
+            for sym_b, lo_b, hi_b in ranges[k + 1:]:
+                a_after = tir_op.greater(tir_op.add(sym_a, IntImm(OFFSET_DTYPE, lo_a)),
+                                         tir_op.add(sym_b, IntImm(OFFSET_DTYPE, hi_b)))
+                b_after = tir_op.greater(tir_op.add(sym_b, IntImm(OFFSET_DTYPE, lo_b)),
+                                         tir_op.add(sym_a, IntImm(OFFSET_DTYPE, hi_a)))
+                if not (self.analyzer.can_prove(a_after) or self.analyzer.can_prove(b_after)):
+                    return False
         return True
 
     def _masked_vector_store(self, part, ptr, align: int, mask, predicate):

@@ -429,3 +429,29 @@ def test_strided_access_on_an_avx2_target(stride, dtype):
         expected = np.full(size, SENTINEL, dtype)
         expected[idx] = values
         np.testing.assert_array_equal(dst.view(np.uint8), expected.view(np.uint8))
+
+
+def test_a_transposed_store_whose_rows_may_alias_keeps_serial_order():
+    """B[c * w + r] = A[r * 4 + c] under two vectorized loops (r outer, c inner): the
+    store's lanes group by c, which interleave in lane order; with w < 4 rows overlap
+    and the serial loops' last write (largest r, then c) must win, as a scatter's later
+    lane does. So the store stays a scatter unless the groups are proven apart."""
+    w = tir.var("w")
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    B = ib.pointer("float32", name="B")
+    with (
+        ib.for_range(0, 4, name="r", kind="vectorize") as r,
+        ib.for_range(0, 4, name="c", kind="vectorize") as c,
+    ):
+        B[c * w + r] = A[r * 4 + c]
+    func = tir.PrimFunc([A, B, w], ib.get())
+    a = np.arange(16, dtype=np.float32) + 1
+    for width in (0, 1, 2, 3, 4, 5):
+        expected = np.full(24, -1.0, np.float32)
+        for rr in range(4):
+            for cc in range(4):
+                expected[cc * width + rr] = a[rr * 4 + cc]
+        results = _run_all(func, lambda: (a.copy(), np.full(24, -1.0, np.float32),
+                                          np.int32(width)), 1)
+        _assert_all_equal(results, expected)

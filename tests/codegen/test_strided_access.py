@@ -90,17 +90,18 @@ def strided_load(stride: int, offset: int, dtype: str, lanes: int) -> tir.PrimFu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "int32", "uint8"])
 @pytest.mark.parametrize("stride", [2, 3, 4, 5, 8, -1, -2, -3])
 def test_strided_load_matches_serial(stride, dtype):
+    """One build per stride and dtype; the offset ``off`` is a runtime value."""
     rng = np.random.default_rng(abs(stride) * 10 + len(dtype))
-    lanes = _lanes(dtype)
+    builds = _builds(strided_copy_at(stride, "load", dtype))
     for n in EXTENTS:
         size = abs(stride) * max(n, 1) + 3
         offset = 1 if stride > 0 else size - 2  # the last lane lands on size-2 - |s|(n-1) >= 1
         src = _values(rng, size, dtype)
-        func = strided_load(stride, offset, dtype, lanes)
-        results = _run_all(func, lambda: (src.copy(), np.full(n, 0, dtype), np.int32(n)), 1)
         idx = np.arange(n) * stride + offset
-        _assert_all_equal([r.view(np.uint8) for r in results],
-                          src[idx].view(np.uint8) if n else np.zeros(0, np.uint8))
+        for mod in builds:
+            out = np.zeros(n, dtype)
+            mod(src.copy(), out, np.int32(n), np.int32(offset))
+            np.testing.assert_array_equal(out.view(np.uint8), src[idx].view(np.uint8))
 
 
 def test_a_chunk_proven_inside_its_buffer_loads_without_a_mask():
@@ -166,16 +167,17 @@ def strided_store(stride: int, offset: int, dtype: str) -> tir.PrimFunc:
 @pytest.mark.parametrize("stride", [2, 3, 5, 8, -1, -2])
 def test_strided_store_matches_serial(stride, dtype):
     rng = np.random.default_rng(abs(stride) * 100 + len(dtype))
+    builds = _builds(strided_copy_at(stride, "store", dtype))
     for n in EXTENTS:
         size = abs(stride) * max(n, 1) + 3
         offset = 1 if stride > 0 else size - 2
         src = _values(rng, n, dtype)
-        func = strided_store(stride, offset, dtype)
-        results = _run_all(
-            func, lambda: (src.copy(), np.full(size, SENTINEL, dtype), np.int32(n)), 1)
         expected = np.full(size, SENTINEL, dtype)
         expected[np.arange(n) * stride + offset] = src
-        _assert_all_equal([r.view(np.uint8) for r in results], expected.view(np.uint8))
+        for mod in builds:
+            out = np.full(size, SENTINEL, dtype)
+            mod(src.copy(), out, np.int32(n), np.int32(offset))
+            np.testing.assert_array_equal(out.view(np.uint8), expected.view(np.uint8))
 
 
 def test_interleaving_stores_complex_multiply():
@@ -303,12 +305,12 @@ def test_lane_forms_group_symbolic_rows():
 # ---------------------------------------------------------------- no lane past the ends
 
 
-def strided_copy_at(stride: int, direction: str) -> tir.PrimFunc:
+def strided_copy_at(stride: int, direction: str, dtype: str = "float32") -> tir.PrimFunc:
     """``B[i] = A[stride * i + off]`` (load) or ``B[stride * i + off] = A[i]`` (store)."""
     n, off = tir.var("n"), tir.var("off")
     ib = ir_builder.create()
-    A = ib.pointer("float32", name="A")
-    B = ib.pointer("float32", name="B")
+    A = ib.pointer(dtype, name="A")
+    B = ib.pointer(dtype, name="B")
     with ib.for_range(0, n, name="i", kind="vectorize") as i:
         if direction == "load":
             B[i] = A[i * stride + off]

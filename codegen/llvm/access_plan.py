@@ -264,8 +264,9 @@ class Plan:
                     break
         return picks
 
-    def store_picks(self, group: int, chunk: Chunk) -> list[int]:
-        """Per element of ``chunk``: the last lane writing it (serial order), or -1."""
+    def element_lanes(self, group: int, chunk: Chunk) -> list[int]:
+        """Per element of ``chunk``: the last lane touching it (for a store, the one
+        serial order keeps), or -1."""
         picks = [-1] * chunk.width
         for lane in range(self.lanes):
             if self.group_of[lane] == group:

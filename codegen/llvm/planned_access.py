@@ -106,7 +106,7 @@ class PlannedAccessCodegen:
                                         for e in range(chunk.width)])
                     parts.append(self._masked_vector_load(ptr, ty, align, mask))
                     continue
-                lanes = _lanes_of_elements(plan, g, chunk)
+                lanes = plan.element_lanes(g, chunk)
                 if chunk.width == 1:
                     ty = ir.VectorType(elem, 1)
                 mask = self._chunk_mask(plan, lanes, predicate)
@@ -131,7 +131,7 @@ class PlannedAccessCodegen:
             return False  # groups may alias at run time: only a scatter keeps lane order
         for g, group in enumerate(plan.groups):
             for chunk in group.chunks:
-                picks = plan.store_picks(g, chunk)
+                picks = plan.element_lanes(g, chunk)
                 offset = self._chunk_offset(plan, g, chunk.start)
                 ptr = self._pointer(buffer, offset)
                 align = self._chunk_align(buffer, offset, chunk.width)
@@ -171,17 +171,6 @@ class PlannedAccessCodegen:
         reads = predicate is not None and _reads_memory(predicate)
         part = self._truncation_barrier(part, reads)
         self.builder.call(fn, [part, ptr, ir.Constant(I32, align), mask])
-
-
-def _lanes_of_elements(plan: Plan, group: int, chunk) -> list[int]:
-    """Per element of a load chunk: a lane reading it, or -1."""
-    lanes = [-1] * chunk.width
-    for lane in range(plan.lanes):
-        if plan.group_of[lane] == group:
-            pos = plan.offsets[lane] - chunk.start
-            if 0 <= pos < chunk.width:
-                lanes[pos] = lane
-    return lanes
 
 
 def _cheap_masked_loads(target, vector_bits: int, element_bits: int) -> bool:

@@ -283,7 +283,7 @@ def test_plan_with_cheap_masked_loads_keeps_the_grid_and_masks_the_end():
 def test_plan_of_a_store_never_writes_past_the_last_lane():
     plan = plan_access(tir.Ramp(tir.var("b"), 2, 8), native=8, store=True)
     assert [(c.start, c.width) for c in plan.groups[0].chunks] == [(0, 7), (8, 7)]
-    assert plan.store_picks(0, plan.groups[0].chunks[1]) == [4, -1, 5, -1, 6, -1, 7]
+    assert plan.element_lanes(0, plan.groups[0].chunks[1]) == [4, -1, 5, -1, 6, -1, 7]
 
 
 def test_sparse_access_stays_a_gather():

@@ -52,7 +52,7 @@ from tir.functor import StmtExprMutator, StmtMutator
 from tir.node import replace
 from tir.stmt import BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
 from .vectorize.if_conversion import (
@@ -254,7 +254,7 @@ def IfConvertVectorLoops() -> PrimFuncPass:
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
         if ctx.config.get("tir.disable_vectorize", False) or not ctx.config.get(IF_CONVERSION):
             return func
-        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        name = function_name(mod, func)
         predicate = bool(ctx.config.get("tir.enable_buffer_level_predication", False))
         return if_convert_function(func, name, predicate)
 

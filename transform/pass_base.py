@@ -153,6 +153,15 @@ class Sequential(Pass):
 # ------------------------------------------------------------------ decorators
 
 
+def function_name(mod: IRModule, func: PrimFunc) -> str:
+    """The name ``func`` has in ``mod`` (what remarks and errors call it), else its
+    ``global_symbol``, else ``"main"``."""
+    for name, f in mod.functions.items():
+        if f is func:
+            return name
+    return str(func.attrs.get("global_symbol", "main"))
+
+
 def _name_of(obj: Any) -> str:
     return getattr(obj, "__name__", type(obj).__name__)
 

@@ -60,7 +60,7 @@ from tir.functor import (
 from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
 from .target_scope import current_target
@@ -282,7 +282,7 @@ def StripMineVectorLoops() -> PrimFuncPass:
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
         if ctx.config.get("tir.disable_vectorize", False):
             return func
-        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        name = function_name(mod, func)
         return strip_mine_function(func, name)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.StripMineVectorLoops")

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from tir.function import IRModule, PrimFunc
 
-from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
 from .target_scope import current_target
@@ -79,13 +79,6 @@ from .vectorize import (
 
 #: The config key that lets any index widen (registered in config.py).
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
-
-
-def _name_in(mod: IRModule, func: PrimFunc) -> str:
-    for name, f in mod.functions.items():
-        if f is func:
-            return name
-    return str(func.attrs.get("global_symbol", "main"))
 
 
 def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False,
@@ -133,7 +126,7 @@ def VectorizeLoop(enable_vectorize: bool = True, any_dim_access: bool = False) -
         key = "tir.enable_buffer_level_predication"
         predicate = bool(ctx.config[key]) if key in ctx.config else None
         any_dim = ctx.config.get(ANY_DIM_ACCESS, any_dim_access)
-        return vectorize_function(func, _name_in(mod, func), print_remarks, predicate,
+        return vectorize_function(func, function_name(mod, func), print_remarks, predicate,
                                   bool(any_dim))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")

@@ -78,7 +78,7 @@ from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
 from tir.node import replace
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, prim_func_pass
+from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
 from .strip_mine import VECTOR_LENGTH, register_bits, vector_length
@@ -518,7 +518,7 @@ def VectorizeReductions() -> PrimFuncPass:
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
         if ctx.config.get("tir.disable_vectorize", False):
             return func
-        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        name = function_name(mod, func)
         return vectorize_reductions(func, name, bool(ctx.config.get(ORDERED, False)))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeReductions")

@@ -52,7 +52,7 @@ from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, copy_with_fresh_binders
 from tir.stmt import For, ForKind, IfThenElse, Stmt
 
-from ..pass_base import PrimFuncPass, prim_func_pass
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
 from ..simplify import simplify_stmt
@@ -159,7 +159,7 @@ def VersionSymbolicStrides() -> PrimFuncPass:
         config = ctx.config
         if config.get("tir.disable_vectorize", False) or not config.get(VERSION_STRIDES):
             return func
-        name = next((n for n, f in mod.functions.items() if f is func), "main")
+        name = function_name(mod, func)
         return version_strides_function(func, name)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VersionSymbolicStrides")

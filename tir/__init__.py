@@ -5,6 +5,7 @@
 """
 
 from . import dtype as _dtype_mod
+from .block import Block, BlockRealize, BufferRegion, IterVar, IterVarType
 from .buffer import Buffer, decl_buffer
 from .dtype import DataType
 from .expr import (
@@ -31,6 +32,7 @@ from . import arith  # noqa: E402
 from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError  # noqa: E402
 from .structural import (  # noqa: E402
     assert_structural_equal, get_first_structural_mismatch, structural_equal, structural_hash,
 )
@@ -48,4 +50,4 @@ __all__ = sorted(
     name
     for name, value in globals().items()
     if not name.startswith("_") and not isinstance(value, type(_sys))
-) + ["arith", "ir_builder", "stmt_functor"]
+) + ["arith", "ir_builder", "schedule", "stmt_functor"]

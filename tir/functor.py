@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 
 from .buffer import Buffer
 from .expr import PrimExpr, Var
-from .node import BUFFER, EXPR, EXPRS, STMT, STMTS, Node, child_fields, replace
+from .node import BUFFER, BUFFERS, EXPR, EXPRS, NODES, STMT, STMTS, Node, child_fields, replace
 from .stmt import Stmt
 
 _DEEP_LIMIT = 200_000
@@ -136,6 +136,12 @@ class _Visitor(_Functor):
                     self.visit_stmt(v)
             elif kind == BUFFER:
                 self.visit_buffer(value)
+            elif kind == BUFFERS:
+                for v in value:
+                    self.visit_buffer(v)
+            elif kind == NODES:
+                for v in value:
+                    self._method_for(type(v))(self, v)
 
 
 class _Mutator(_Functor):
@@ -169,6 +175,10 @@ class _Mutator(_Functor):
             return self._mutate_tuple(old, self.visit_stmt)
         if kind == BUFFER:
             return self.visit_buffer(old)
+        if kind == BUFFERS:
+            return self._mutate_tuple(old, self.visit_buffer)
+        if kind == NODES:
+            return self._mutate_tuple(old, lambda v: self._method_for(type(v))(self, v))
         return old
 
     @staticmethod
@@ -354,8 +364,13 @@ class _FreshCopy(StmtExprMutator):
 
     def generic_visit(self, node: Any) -> Any:
         fresh = {}
-        for name, _kind, binds in child_fields(type(node)):
-            if binds:
+        for name, kind, binds in child_fields(type(node)):
+            if binds and kind == BUFFERS:  # allocated buffers: fresh data vars
+                bufs = getattr(node, name)
+                for buf in bufs:
+                    self.vmap[id(buf.data)] = replace(buf.data)
+                fresh[name] = tuple(self.visit_buffer(buf) for buf in bufs)
+            elif binds:
                 old = getattr(node, name)
                 fresh[name] = self.vmap[id(old)] = replace(old)  # same name and dtype, new object
         if fresh:

@@ -6,7 +6,10 @@ the visitors, the mutators, structural equality and hashing alike:
 
 - ``EXPR`` / ``STMT``: one child expression or statement (possibly ``None``);
 - ``EXPRS`` / ``STMTS``: a tuple of them;
-- ``BUFFER``: a ``Buffer``;
+- ``BUFFER``: a ``Buffer``; ``BUFFERS``: a tuple of them (``Block.alloc_buffers``,
+  which bind their data vars);
+- ``NODES``: a tuple of helper nodes that are neither expressions nor statements
+  but hold children of their own (``Block.iter_vars``: ``IterVar``s);
 - anything else is plain data (names, dtypes, kinds, lane counts).
 
 A field marked ``binds=True`` defines a variable (``For.loop_var``,
@@ -22,6 +25,7 @@ from typing import Any
 import attrs
 
 EXPR, STMT, EXPRS, STMTS, BUFFER, DATA = "expr", "stmt", "exprs", "stmts", "buffer", "data"
+NODES, BUFFERS = "nodes", "buffers"
 
 #: The decorator every node class uses: frozen, slotted, identity equality.
 node = attrs.frozen(eq=False, repr=False)
@@ -80,6 +84,17 @@ def stmts_field(**kwargs: Any) -> Any:
 def buffer_field(**kwargs: Any) -> Any:
     """A buffer child."""
     return attrs.field(metadata={"kind": BUFFER}, **kwargs)
+
+
+def buffers_field(**kwargs: Any) -> Any:
+    """A tuple of buffers; ``binds=True`` when the node allocates them."""
+    binds = kwargs.pop("binds", False)
+    return attrs.field(metadata={"kind": BUFFERS, "binds": binds}, converter=_to_tuple, **kwargs)
+
+
+def nodes_field(**kwargs: Any) -> Any:
+    """A tuple of helper nodes walked field by field (``IterVar``s)."""
+    return attrs.field(metadata={"kind": NODES}, converter=_to_tuple, **kwargs)
 
 
 def _to_tuple(value: Any) -> tuple:

@@ -562,6 +562,75 @@ class _Printer(StmtExprVisitor):
         self.visit_expr(s.value)
         self.end(")")
 
+    def visit_block_realize(self, s: Any) -> None:
+        """``with T.block(name):`` then the iter var bindings, as TVMScript prints them."""
+        b = s.block
+        self.start(f"with T.block({quote(b.name_hint)}):")
+        self.end()
+        outer = self.indent
+        self.indent += INDENT
+        tokens = []
+        for iv, value in zip(b.iter_vars, s.iter_values):
+            tokens.append(self.names.define(iv.var, iv.var.name))
+            kind = "reduce" if iv.is_reduce else "spatial"
+            self.start(f"{self.var_name(iv.var)} = T.axis.{kind}(")
+            if type(iv.min) is IntImm and iv.min.value == 0:
+                self.visit_expr(iv.extent)
+            else:
+                self.out.append("(")
+                self.visit_expr(iv.min)
+                self.out.append(", ")
+                self.end_of(iv.min, iv.extent)
+                self.out.append(")")
+            self.out.append(", ")
+            self.visit_expr(value)
+            self.end(")")
+        if not (type(s.predicate) is IntImm and s.predicate.value):
+            self.start("T.where(")
+            self.visit_expr(s.predicate)
+            self.end(")")
+        self.block_contents(b)
+        for token in reversed(tokens):
+            self.names.release(token)
+        self.indent = outer
+
+    def visit_block(self, b: Any) -> None:
+        """A block without its realize (printed alone): its iter vars, then its contents."""
+        self.start(f"with T.block({quote(b.name_hint)}):")
+        self.end()
+        outer = self.indent
+        self.indent += INDENT
+        tokens = [self.names.define(iv.var, iv.var.name) for iv in b.iter_vars]
+        for iv in b.iter_vars:
+            self.start(f"# {iv.script()}")
+            self.end()
+        self.block_contents(b)
+        for token in reversed(tokens):
+            self.names.release(token)
+        self.indent = outer
+
+    def block_contents(self, b: Any) -> None:
+        tokens = []
+        for buf in b.alloc_buffers:
+            tokens.append(self.names.define(buf.data, buf.name))
+            self.start(f"{self.var_name(buf.data)} = T.alloc_buffer((")
+            self.args(buf.shape)
+            self.out.append(f",), {quote(buf.dtype)}")
+            if buf.scope:
+                self.out.append(f", scope={quote(buf.scope)}")
+            self.end(")")
+        if b.annotations:
+            self.start("T.block_attr(")
+            self.data(dict(b.annotations))
+            self.end(")")
+        if b.init is not None:
+            self.start("with T.init():")
+            self.end()
+            self.block(b.init)
+        self.visit_stmt(b.body)
+        for token in reversed(tokens):
+            self.names.release(token)
+
     def visit_let_stmt(self, s: Stmt) -> None:
         self.flat_chain(s)
 

@@ -36,7 +36,7 @@ from .buffer import Buffer
 from .expr import Var
 from .function import IRModule, PrimFunc
 from .functor import deep_recursion
-from .node import BUFFER, DATA, EXPR, EXPRS, STMT, STMTS, Node
+from .node import BUFFER, BUFFERS, DATA, EXPR, EXPRS, NODES, STMT, STMTS, Node
 from .op import const
 
 _PLAIN = frozenset((str, int, bool, type(None)))
@@ -124,10 +124,12 @@ class _Equal:
                     ok = a is b or self.fail(a, b, "one side is missing")
                 else:
                     ok = self.var_def(a, b) if binds else self.node(a, b)
-            elif kind is EXPRS or kind is STMTS:
+            elif kind is EXPRS or kind is STMTS or kind is NODES:
                 ok = self.items(a, b)
             elif kind is BUFFER:
                 ok = self.buffer(a, b)
+            elif kind is BUFFERS:
+                ok = self.items_with(a, b, self.buffer_def if binds else self.buffer, name)
             elif a is b or type(a) is type(b) and type(a) in _PLAIN and a == b:
                 continue
             elif isinstance(a, _STRUCTURED) or isinstance(b, _STRUCTURED):
@@ -351,13 +353,17 @@ class _Hasher:
                     append(None)
                 else:
                     append(self.var_def(v) if binds else self.node(v))
-            elif kind is EXPRS or kind is STMTS:
+            elif kind is EXPRS or kind is STMTS or kind is NODES:
                 append(len(v))
                 node_hash = self.node
                 for item in v:
                     append(node_hash(item))
             elif kind is BUFFER:
                 append(self.buffer(v))
+            elif kind is BUFFERS:
+                append(len(v))
+                for item in v:
+                    append(self.buffer_def(item) if binds else self.buffer(item))
             elif type(v) in _PLAIN:
                 append(v)
             else:

@@ -17,7 +17,7 @@ from .buffer import Buffer
 from .expr import Var
 from .function import IRModule, PrimFunc
 from .functor import deep_recursion
-from .node import BUFFER, EXPR, EXPRS, STMT, STMTS, Node
+from .node import BUFFER, BUFFERS, EXPR, EXPRS, NODES, STMT, STMTS, Node
 from .structural import _PLANS, _plan, _sorted_keys
 
 
@@ -47,12 +47,16 @@ class _Digester:
                 self.out.append("~")
             elif kind is EXPR or kind is STMT:
                 self.var_def(v) if binds else self.node(v)
-            elif kind is EXPRS or kind is STMTS:
+            elif kind is EXPRS or kind is STMTS or kind is NODES:
                 self.out.append(f"#{len(v)}")
                 for item in v:
                     self.node(item)
             elif kind is BUFFER:
                 self.buffer(v)
+            elif kind is BUFFERS:
+                self.out.append(f"#{len(v)}")
+                for item in v:
+                    self.buffer_def(item) if binds else self.buffer(item)
             else:
                 self.data(v)
         return None

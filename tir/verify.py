@@ -223,6 +223,30 @@ class _WellFormed(StmtExprVisitor):
         self.visit_expr(s.condition)
         self.scoped(f"allocate {v.name}", v, f"allocate {v.name}", s.body)
 
+    def visit_block_realize(self, s: Any) -> None:
+        for value in s.iter_values:
+            self.visit_expr(value)
+        self.visit_expr(s.predicate)
+        self.visit_stmt(s.block)
+
+    def visit_block(self, s: Any) -> None:
+        label = f"block {s.name_hint}"
+        bound = [iv.var for iv in s.iter_vars] + [buf.data for buf in s.alloc_buffers]
+        for iv in s.iter_vars:
+            self.visit_expr(iv.min)
+            self.visit_expr(iv.extent)
+        for v in bound:
+            self.bind(v, label)
+        for buf in s.alloc_buffers:
+            self.check_buffer_exprs(buf)
+        self.where.append(label)
+        if s.init is not None:
+            self.visit_stmt(s.init)
+        self.visit_stmt(s.body)
+        self.where.pop()
+        for v in bound:
+            self.unbind(v)
+
     def visit_if_then_else(self, s: Any) -> None:
         self.visit_expr(s.condition)
         self.where.append("if")
@@ -280,6 +304,7 @@ def well_formed_errors(func_or_mod: Any) -> list[str]:
 
 def _binders_in(body: Any) -> dict[int, str]:
     """id(var) -> the loop or let binding it, for every binder in ``body``."""
+    from .block import Block
     from .expr import Let
     from .functor import post_order_visit
     from .stmt import For, LetStmt
@@ -291,6 +316,11 @@ def _binders_in(body: Any) -> dict[int, str]:
             found[id(n.loop_var)] = f"loop for {n.loop_var.name}"
         elif isinstance(n, (LetStmt, Let)):
             found[id(n.var)] = f"let {n.var.name}"
+        elif isinstance(n, Block):
+            for iv in n.iter_vars:
+                found[id(iv.var)] = f"block {n.name_hint}"
+            for buf in n.alloc_buffers:
+                found[id(buf.data)] = f"block {n.name_hint}"
 
     post_order_visit(body, note)
     return found

@@ -33,6 +33,7 @@ from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError  # noqa: E402
+from . import te  # noqa: E402
 from .structural import (  # noqa: E402
     assert_structural_equal, get_first_structural_mismatch, structural_equal, structural_hash,
 )
@@ -50,4 +51,4 @@ __all__ = sorted(
     name
     for name, value in globals().items()
     if not name.startswith("_") and not isinstance(value, type(_sys))
-) + ["arith", "ir_builder", "schedule", "stmt_functor"]
+) + ["arith", "ir_builder", "schedule", "stmt_functor", "te"]

@@ -93,6 +93,31 @@ class IterVar(Node):
     def is_reduce(self) -> bool:
         return self.iter_type == IterVarType.CommReduce
 
+    # In te bodies an IterVar stands for its var (TVM converts it the same way).
+    def __add__(self, other: Any) -> PrimExpr:
+        return self.var + other
+
+    def __radd__(self, other: Any) -> PrimExpr:
+        return other + self.var
+
+    def __sub__(self, other: Any) -> PrimExpr:
+        return self.var - other
+
+    def __rsub__(self, other: Any) -> PrimExpr:
+        return other - self.var
+
+    def __mul__(self, other: Any) -> PrimExpr:
+        return self.var * other
+
+    def __rmul__(self, other: Any) -> PrimExpr:
+        return other * self.var
+
+    def __floordiv__(self, other: Any) -> PrimExpr:
+        return self.var // other
+
+    def __mod__(self, other: Any) -> PrimExpr:
+        return self.var % other
+
     def script(self) -> str:
         kind = "reduce" if self.is_reduce else "spatial"
         return f"IterVar({self.var.name}: {kind} {self.dom.script()})"

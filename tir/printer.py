@@ -615,7 +615,7 @@ class _Printer(StmtExprVisitor):
             tokens.append(self.names.define(buf.data, buf.name))
             self.start(f"{self.var_name(buf.data)} = T.alloc_buffer((")
             self.args(buf.shape)
-            self.out.append(f",), {quote(buf.dtype)}")
+            self.out.append(f"{',' if len(buf.shape) == 1 else ''}), {quote(buf.dtype)}")
             if buf.scope:
                 self.out.append(f", scope={quote(buf.scope)}")
             self.end(")")

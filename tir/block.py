@@ -94,6 +94,9 @@ class IterVar(Node):
         return self.iter_type == IterVarType.CommReduce
 
     # In te bodies an IterVar stands for its var (TVM converts it the same way).
+    def as_operand(self) -> Var:
+        return self.var
+
     def __add__(self, other: Any) -> PrimExpr:
         return self.var + other
 

@@ -196,6 +196,9 @@ def _fold_cast(value: PrimExpr, target: dt.DataType) -> PrimExpr:
 def _operand(value: Any, other: Any) -> PrimExpr:
     if isinstance(value, PrimExpr):
         return value
+    as_var = getattr(value, "as_operand", None)  # a te axis (IterVar) stands for its var
+    if as_var is not None:
+        return as_var()
     if not isinstance(value, Number) and not hasattr(value, "item"):
         raise TypeError(f"cannot use {type(value).__name__} {value!r} in a TIR expression")
     if isinstance(other, PrimExpr) and other.dtype != "handle":

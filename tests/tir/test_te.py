@@ -179,3 +179,15 @@ def test_seq_of_stages_in_dependency_order():
     body = te.create_prim_func([A, C]).body.block.body
     assert isinstance(body, SeqStmt)
     assert [s.body.block.name_hint for s in body.seq] == ["B", "C"]
+
+
+def test_reduction_init_expression_uses_the_output_index():
+    A = te.placeholder((4, 3), name="A")
+    bias = te.placeholder((4,), name="bias")
+    k = te.reduce_axis((0, 3), name="k")
+    S = te.compute((4,), lambda i: te.sum(A[i, k], axis=k, init=bias[i]), name="S")
+    func = te.create_prim_func([A, bias, S])
+    block = func.body.block.body.body.body.block
+    assert block.init.value.buffer is bias.buffer
+    assert block.init.value.indices[0] is block.iter_vars[0].var
+    tir.verify_well_formed(func)

@@ -59,8 +59,8 @@ def _inputs(t: Tensor) -> list[Tensor]:
     known = {id(u.buffer): u for u in t.op.input_tensors}
     loads: list[Any] = []
     body = t.op.body[0]
-    parts = (body.source, body.condition) if isinstance(body, Reduce) else (body,)
-    for part in parts:
+    parts = (body.source, body.condition, body.init) if isinstance(body, Reduce) else (body,)
+    for part in (p for p in parts if p is not None):
         post_order_visit(part, lambda n: loads.append(n) if isinstance(n, BufferLoad) else None)
     for n in loads:
         if id(n.buffer) not in known and n.buffer is not t.buffer:
@@ -110,7 +110,8 @@ def _stage(t: Tensor, name: str) -> Stmt:
     if isinstance(body, Reduce):
         source = substitute(body.source, vmap)
         cond = substitute(body.condition, vmap)
-        init_value = body.init if body.init is not None else body.combiner.identity(body.dtype)
+        init_value = (substitute(body.init, vmap) if body.init is not None
+                      else body.combiner.identity(body.dtype))
         init = BufferStore(t.buffer, init_value, out_index)
         update: Stmt = BufferStore(
             t.buffer, body.combiner.combine(BufferLoad(t.buffer, out_index), source), out_index)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import codegen
+from codegen.interpreter import build_interpreter
 import tir
 from tir import te
 from tir.block import Block, BlockRealize, IterVar, IterVarType
@@ -157,7 +158,7 @@ def test_create_prim_func_builds_and_runs():
     codegen.build(func)["main"](a, b, d)
     np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-5, atol=1e-5)
     d2 = np.empty_like(d)
-    codegen.interpreter.build_interpreter(func)["main"](a, b, d2)
+    build_interpreter(func)["main"](a, b, d2)
     np.testing.assert_allclose(d2, d, rtol=1e-5, atol=1e-5)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 import codegen
+from codegen.interpreter import build_interpreter
 import tir
 
 
@@ -36,7 +37,7 @@ def run_compiled(func: tir.PrimFunc, args: list[np.ndarray]) -> list[np.ndarray]
 def run_interpreted(func: tir.PrimFunc, args: list[np.ndarray]) -> list[np.ndarray]:
     """``func`` run by the reference interpreter on copies of ``args``."""
     arrays = [a.copy() for a in args]
-    codegen.interpreter.build_interpreter(func)["main"](*arrays)
+    build_interpreter(func)["main"](*arrays)
     return arrays
 
 

@@ -40,6 +40,15 @@ CACHE_SIZE = 64
 def default_pipeline() -> list:
     """The passes ``build`` runs before code generation, in order."""
     return [
+        # Scheduled stages (tir.Block) -> plain loops; functions without blocks pass untouched.
+        # A reduction's init -> `if k == 0: init` before the update.
+        transform.LowerInitBlock(),
+        # Buffers a block allocates -> allocated at the lowest loop/block holding all uses.
+        transform.PlanAndUpdateBufferAllocationLocation(),
+        # ... and shrunk to the tile those uses touch there (indices rebased).
+        transform.CompactBufferAllocation(),
+        # Blocks -> their bodies (iter vars substituted, predicate as if, Allocate).
+        transform.LowerOpaqueBlock(),
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.

@@ -21,6 +21,8 @@ import numpy as np
 from tir.buffer import Buffer
 from tir.function import IRModule, PrimFunc
 from tir.functor import deep_recursion
+from transform import Sequential
+from transform.lower_blocks import has_blocks, lower_blocks_passes
 
 from . import args as argcheck
 from .interp import values
@@ -154,7 +156,15 @@ def build_interpreter(mod_or_func: IRModule | PrimFunc, vscale: int = 1,
             f"build_interpreter: expected a PrimFunc or an IRModule, "
             f"got {type(mod_or_func).__name__}"
         )
-    return InterpreterModule(mod_or_func, int(vscale), bool(poison_allocations), externs)
+    return InterpreterModule(_without_blocks(mod_or_func), int(vscale), bool(poison_allocations),
+                             externs)
+
+
+def _without_blocks(mod: IRModule) -> IRModule:
+    """``mod`` with scheduled stages (``tir.Block``) lowered to plain loops, as ``build`` does."""
+    if not any(has_blocks(f) for f in mod.functions.values()):
+        return mod
+    return Sequential(lower_blocks_passes(), name="lower_blocks")(mod)
 
 
 __all__ = ["InterpreterFunction", "InterpreterModule", "build_interpreter"]

@@ -15,6 +15,12 @@ from .pass_base import (
 )
 from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
+from .lower_blocks import (
+    CompactBufferAllocation,
+    LowerInitBlock,
+    LowerOpaqueBlock,
+    PlanAndUpdateBufferAllocationLocation,
+)
 from .lower_vector_math import LowerVectorMath
 from .pass_context import PassContext
 from .remarks import collect_remarks, emit_remark

@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_schedule_common as common  # noqa: E402
 import bench_schedule_peak as peak_probe  # noqa: E402
+
 import codegen  # noqa: E402
 import tir  # noqa: E402
 from tir import ir_builder  # noqa: E402

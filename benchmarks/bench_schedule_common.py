@@ -35,7 +35,6 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-
 from bench_access_common import error_text, serve  # noqa: F401 (re-exported to the workers)
 
 KERNELS = ("conv", "matmul512", "matmul1024", "blur")

@@ -1,4 +1,4 @@
-"""The machine's float32 FMA peak, per core and for all cores, measured (as STREAM measures bandwidth).
+"""The machine's float32 FMA peak per core and on all cores, measured as STREAM measures bandwidth.
 
 Run from the repository root::
 
@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -159,7 +158,8 @@ def tirlite_peak(lanes: int, iters: int, threads: int, repeats: int) -> dict:
 def _compile_c(lanes: int, workdir: str) -> ctypes.CDLL:
     src = Path(workdir) / f"fma{lanes}.c"
     lib = Path(workdir) / f"fma{lanes}.so"
-    src.write_text(_C_SOURCE % {"chains": chains(lanes), "lanes": lanes, "a": A, "b": B, "step": STEP})
+    src.write_text(_C_SOURCE % {"chains": chains(lanes), "lanes": lanes, "a": A, "b": B,
+                                "step": STEP})
     subprocess.run(["cc", "-O3", "-march=native", "-shared", "-fPIC", "-o", str(lib), str(src)],
                    check=True, capture_output=True, text=True)
     dll = ctypes.CDLL(str(lib))
@@ -192,7 +192,7 @@ def c_peak(lanes: int, iters: int, threads: int, repeats: int, workdir: str) -> 
 
 
 def measure(quick: bool = False, threads: int | None = None) -> dict:
-    """Peak GFLOP/s per core and for ``threads`` cores (default all), tirlite and C, 8 and native lanes.
+    """Peak GFLOP/s per core and on ``threads`` cores (default all), tirlite and C, 8/native lanes.
 
     Returns ``{"per_core": best single-core GFLOP/s, "all_cores": best all-core GFLOP/s,
     "threads": n, "rows": [...]}``; a version that fails is listed with its error.
@@ -220,7 +220,8 @@ def measure(quick: bool = False, threads: int | None = None) -> dict:
     best = {n: max((r["gflops"] for r in rows if r["threads"] == n and "gflops" in r),
                    default=None) for n in {1, threads}}
     return {"per_core": best[1], "all_cores": best[threads], "threads": threads,
-            "iters": iters, "chains": {lanes: chains(lanes) for lanes in sorted({8, native})}, "rows": rows}
+            "iters": iters, "chains": {lanes: chains(lanes) for lanes in sorted({8, native})},
+            "rows": rows}
 
 
 def print_peak(peak: dict) -> None:

@@ -1,4 +1,4 @@
-"""The kernels of bench_schedule.py in TVM: te compute + a hand schedule, run as a worker in TVM's venv.
+"""The kernels of bench_schedule.py in TVM (te compute + a hand schedule), a worker in TVM's venv.
 
 bench_schedule.py starts this as ``$TVM_PYTHON benchmarks/bench_schedule_tvm.py
 CONFIG_JSON`` (with ``TVM_NUM_THREADS`` = the core count) and drives it
@@ -69,7 +69,8 @@ def conv(s: dict, lanes: int, parallel: bool):
     sch.unroll(tx)
     if parallel:
         sch.parallel(sch.fuse(co, n))
-    sch.decompose_reduction(b_conv, ly)  # last: TVM checks vectorize/parallel on the whole reduction
+    # last: TVM checks vectorize/parallel against the whole (undecomposed) reduction
+    sch.decompose_reduction(b_conv, ly)
     return sch.mod["main"]
 
 

@@ -408,6 +408,9 @@ def print_table(rows: list, meta: dict) -> None:
     print(f"median of {meta['runs']} interleaved rounds (the second of two calls in a row) after "
           f"1 warm-up round; single-thread rows have no parallel loop and OpenBLAS on 1 thread; "
           f"_mt rows: {_CORES} threads")
+    if max(meta["load_before"], meta["load_after"]) >= 1 and any(r["threads"] > 1 for r in rows):
+        print("WARNING: load average >= 1: another process holds a core, so the _mt rows and the "
+              "all-cores peak are not meaningful (OpenBLAS and TVM's pool spin-wait on it)")
     print(f"host: {meta['cpu']}; numpy {np.__version__}, tvm {meta['tvm']}, halide "
           f"{meta['halide']}; load average {meta['load_before']:.1f} before, "
           f"{meta['load_after']:.1f} after; tirlite {meta['tirlite_source']}")

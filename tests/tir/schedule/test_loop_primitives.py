@@ -266,6 +266,34 @@ def test_fuse_split_round_trip():
     check(sch, rebuilt(f, "B", [(fv, 16), (jv, 12)], [fv, jv]))
 
 
+def test_fuse_symbolic_extent():
+    n = te.var("n")
+    A = te.placeholder((n, 8), name="A")
+    B = te.compute((n, 8), lambda i, j: A[i, j] + 1.0, name="B")
+    f = te.create_prim_func([A, B])
+    sch, (i, j) = sched(f)
+    sch.fuse(i, j)
+    fv = tir.Var("i_j_fused")
+    check(sch, rebuilt(f, "B", [(fv, n * 8)], [tir.floordiv(fv, 8), tir.floormod(fv, 8)]))
+
+
+def test_fuse_nonzero_min():
+    i, j = new_vars("i", "j")
+    A = tir.decl_buffer((16, 16), "float32", "A")
+    B = tir.decl_buffer((16, 16), "float32", "B")
+    v0, v1 = tir.IterVar(16, tir.Var("v0")), tir.IterVar(16, tir.Var("v1"))
+    store = tir.BufferStore(B, tir.BufferLoad(A, [v0.var, v1.var]) + 1.0, [v0.var, v1.var])
+    block = tir.Block([v0, v1], "B", body=store)
+    nest = tir.For(i, 2, 14, SERIAL, tir.For(j, 5, 11, SERIAL,
+                                              tir.BlockRealize([i, j], True, block)))
+    f = tir.PrimFunc([A, B], tir.BlockRealize([], True, tir.Block([], "root", body=nest)))
+    got, fv = loop_prims.fuse(f, [i, j])
+    want = tir.For(fv, 0, 154, SERIAL, tir.BlockRealize(
+        [tir.floordiv(fv, 11) + 2, tir.floormod(fv, 11) + 5], True, block))
+    tir.assert_structural_equal(got, tree.replace(f, {nest: want}))
+    assert_same(f, got)
+
+
 def test_fuse_errors():
     f = elementwise()
     sch, (i, j) = sched(f)

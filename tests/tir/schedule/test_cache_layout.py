@@ -408,6 +408,11 @@ def test_transform_layout_errors():
     with pytest.raises(ScheduleError, match=r"transform_layout: block B: read buffer index 3 is "
                        r"out of range"):
         sch.transform_layout(blk, ("read", 3), lambda i, j: (j, i))
+    with pytest.raises(ScheduleError, match="transform_layout: buffer B: the new index q \\* i "
+                       "uses q, which is neither an old index nor a parameter"):
+        sch.transform_layout(blk, "B", lambda i, j: (tir.Var("q") * i, j))
+    with pytest.raises(ScheduleError, match="has no bound over the buffer's shape"):
+        sch.transform_layout(blk, "B", lambda i, j: (tir.call_extern("int32", "f", i), j))
     with pytest.raises(ScheduleError, match="pad_value is not supported"):
         sch.transform_layout(blk, "B", lambda i, j: (i, j // 3, j % 3), pad_value=0.0)
 

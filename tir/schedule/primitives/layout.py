@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...arith import Analyzer, IntervalSet
+from ...arith.int_set import is_neg_inf, is_pos_inf
 from ...block import Block
 from ...buffer import Buffer
 from ...expr import Add, BufferLoad, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var
@@ -71,6 +72,7 @@ def transform_layout(func: PrimFunc, block: str, buffer: Any, index_map: Callabl
         raise fail("transform_layout", where, "has explicit strides; only compact buffers "
                    "change layout")
     old_vars, new_exprs = _apply_map(index_map, buf, where)
+    _check_free_vars(func, old_vars, new_exprs, where)
     shape, holes = _new_shape(old_vars, new_exprs, buf, where)
     if holes and pad_value is not None:
         raise fail("transform_layout", where, "pad_value is not supported (the holes the map "
@@ -153,6 +155,22 @@ def _apply_map(index_map: Callable, buf: Buffer, where: str) -> tuple[list[Var],
     return old_vars, exprs
 
 
+def _check_free_vars(func: PrimFunc, old_vars: list[Var], exprs: list[PrimExpr],
+                     where: str) -> None:
+    """The new indices may use the old ones and the function's scalars and shape vars only."""
+    allowed = {id(v) for v in old_vars} | {id(p) for p in func.params}
+    for b in func.buffer_map.values():
+        for dim in b.shape:
+            post_order_visit(dim, lambda n: allowed.add(id(n)) if isinstance(n, Var) else None)
+    for e in exprs:
+        bad: list[Var] = []
+        post_order_visit(e, lambda n: bad.append(n) if isinstance(n, Var)
+                         and id(n) not in allowed else None)
+        if bad:
+            raise fail("transform_layout", where, f"the new index {e} uses {bad[0].name}, which "
+                       "is neither an old index nor a parameter of the function")
+
+
 def _new_shape(old_vars: list[Var], exprs: list[PrimExpr], buf: Buffer, where: str
                ) -> tuple[list[PrimExpr], bool]:
     """The extents of the mapped indices, and whether the new buffer has holes."""
@@ -161,6 +179,9 @@ def _new_shape(old_vars: list[Var], exprs: list[PrimExpr], buf: Buffer, where: s
     shape = []
     for e in exprs:
         s = ana.int_set(e, doms)
+        if is_pos_inf(s.max_value) or is_neg_inf(s.min_value):
+            raise fail("transform_layout", where, f"the new index {e} has no bound over the "
+                       "buffer's shape")
         if not ana.can_prove(s.min_value >= 0):
             raise fail("transform_layout", where, f"the new index {e} may be negative")
         shape.append(ana.simplify(s.max_value + 1))

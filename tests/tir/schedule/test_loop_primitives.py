@@ -542,3 +542,45 @@ def test_random_loop_schedules(seed):
         assert_same(f, sch, seed=seed)
     except AssertionError as e:
         raise AssertionError(f"{e}\ntrace:\n{sch.trace}") from None
+
+
+def _matmul_func(n=12, m=20, k=6):
+    A = te.placeholder((n, k), name="A")
+    B = te.placeholder((k, m), name="B")
+    r = te.reduce_axis((0, k), name="r")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
+    return te.create_prim_func([A, B, C])
+
+
+def test_vectorize_and_parallel_after_decompose_reduction():
+    """TVM wants loops annotated before decompose_reduction; tirlite takes either order."""
+    func = _matmul_func()
+    sch = tir.Schedule(func)
+    block = sch.get_block("C")
+    i, j, r = sch.get_loops(block)
+    sch.reorder(i, r, j)
+    sch.decompose_reduction(block, r)
+    sch.vectorize(j)
+    sch.parallel(i)  # holds both C_init and the decomposed C: one reduction
+    kinds = {f.loop_var.name: f.kind for f, _ in tree.walk(sch.mod["main"].body)
+             if isinstance(f, tir.For)}
+    assert kinds["i"] == tir.ForKind.PARALLEL and kinds["j"] == tir.ForKind.VECTORIZED
+    assert_same(func, sch)
+
+
+def test_a_block_without_init_reading_other_elements_of_its_output_is_not_a_reduction():
+    """C[i] = C[i] + C[i - 1]-like updates are not decomposed reductions: no parallel."""
+    n = 8
+    C = tir.decl_buffer((n,), name="C")
+    i, r = tir.Var("i"), tir.Var("r")
+    vi = tir.IterVar(n, tir.Var("vi"), tir.IterVarType.DataPar)
+    vr = tir.IterVar(2, tir.Var("vr"), tir.IterVarType.CommReduce)
+    prev = tir.max(vi.var - 1, 0)
+    body = tir.BufferStore(C, C[vi.var] + C[prev], [vi.var])
+    block = tir.Block([vi, vr], "C", body=body)
+    nest = tir.For(i, 0, n, tir.ForKind.SERIAL, tir.For(
+        r, 0, 2, tir.ForKind.SERIAL, tir.BlockRealize([i, r], True, block)))
+    func = tir.PrimFunc([C], tir.BlockRealize([], True, tir.Block([], "root", body=nest)))
+    sch = tir.Schedule(func)
+    with pytest.raises(tir.ScheduleError, match="parallel: loop i of block C: .*no init"):
+        sch.parallel(sch.get_loops(sch.get_block("C"))[0])

@@ -20,6 +20,7 @@ from ...function import PrimFunc
 from ...functor import post_order_visit
 from ...node import replace
 from ...stmt import For, ForKind
+from ...structural import structural_equal
 from .. import analysis, tree
 from ..error import ScheduleError, fail
 
@@ -77,6 +78,8 @@ def _check_compact_dataflow(loop: For, kind: str) -> None:
     children = _child_blocks(loop)
     writers: dict[int, int] = {}
     for r in children:
+        if _is_init_of_update(r.block, children):
+            continue  # with its update it is one reduction, as before decompose_reduction
         for b in analysis.writes(r.block):
             writers[id(b)] = writers.get(id(b), 0) + 1
     for r in children:
@@ -102,7 +105,7 @@ def _not_complete(block: Block, writers: dict[int, int]) -> str:
 
 def _not_reduction(block: Block, writers: dict[int, int]) -> str:
     """Why ``block`` is not a reduction block ('' if it is)."""
-    if block.init is None:
+    if block.init is None and not _decomposed_update(block):
         return "it has no init"
     if any(iv.iter_type not in (IterVarType.DataPar, IterVarType.CommReduce)
            for iv in block.iter_vars):
@@ -114,6 +117,42 @@ def _not_reduction(block: Block, writers: dict[int, int]) -> str:
         if a.is_write and any(_uses_any(i, reduce_ids) for i in a.indices):
             return "a reduction iter var indexes the output"
     return ""
+
+
+def _is_init_of_update(block: Block, children: list[BlockRealize]) -> bool:
+    """``block`` only stores one buffer that a decomposed update among ``children`` reduces."""
+    if analysis.reads(block) and set(map(id, analysis.reads(block))) & set(
+            map(id, analysis.writes(block))):
+        return False
+    written = analysis.writes(block)
+    if len(written) != 1 or any(not iv.iter_type == IterVarType.DataPar
+                                for iv in block.iter_vars):
+        return False
+    return any(r.block is not block and block.init is None and r.block.init is None
+               and _decomposed_update(r.block) and analysis.writes(r.block) == written
+               for r in children)
+
+
+def _decomposed_update(block: Block) -> bool:
+    """A reduction whose init ``decompose_reduction`` moved out: reduce iter vars, and every
+    read of its output at exactly the element it writes (``C[i, j] = C[i, j] + ...``).
+
+    TVM refuses to vectorize or parallelize loops over such a block, so schedules must
+    annotate before decomposing; tirlite accepts either order, as the checks that matter
+    (no reduction iter var bound to the loop, one writer) still apply.
+    """
+    if not any(iv.is_reduce for iv in block.iter_vars):
+        return False
+    accesses = analysis.block_accesses(block)
+    stores = [a for a in accesses if a.is_write]
+    written = {id(a.buffer) for a in stores}
+    for a in accesses:
+        if not a.is_write and id(a.buffer) in written:
+            if not any(st.buffer is a.buffer and structural_equal(tuple(st.indices),
+                                                                  tuple(a.indices))
+                       for st in stores):
+                return False
+    return True
 
 
 def _uses_any(e: Any, ids: set[int]) -> bool:

@@ -520,3 +520,23 @@ def test_random_mixes_compute_what_the_original_computes(seed):
     after = sch.mod["main"]
     tir.verify_well_formed(after)
     assert_same(before, after, seed=seed, interpret=seed % 4 == 0)
+
+
+def test_reverse_compute_at_refuses_a_reduction_split_across_a_parallel_loop():
+    """Found by the random schedules: C's reduction bound to a parallel loop would race."""
+    A = te.placeholder((5, 7), name="A")
+    B = te.placeholder((7, 6), name="B")
+    S = te.compute((5, 7), lambda i, j: A[i, j] * 0.5, name="S")
+    r = te.reduce_axis((0, 7), name="r")
+    C = te.compute((5, 6), lambda i, j: te.sum(S[i, r] * B[r, j], axis=r), name="C")
+    sch = tir.Schedule(te.create_prim_func([A, B, C]))
+    fused = sch.fuse(*sch.get_loops(sch.get_block("S")))
+    sch.parallel(fused)
+    with pytest.raises(tir.ScheduleError, match="reduction iter var v_r would be bound to the "
+                                                "parallel loop i_j_fused"):
+        sch.reverse_compute_at(sch.get_block("C"), fused)
+    # Serially the same move is fine: partial reductions add up in order.
+    sch2 = tir.Schedule(te.create_prim_func([A, B, C]))
+    fused2 = sch2.fuse(*sch2.get_loops(sch2.get_block("S")))
+    sch2.reverse_compute_at(sch2.get_block("C"), fused2)
+    assert_same(te.create_prim_func([A, B, C]), sch2)

@@ -18,7 +18,7 @@ under the loop and nothing it moves past touches what it writes.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ... import op
 from ...arith import Analyzer
@@ -26,6 +26,7 @@ from ...arith.int_set import IntervalSet
 from ...block import Block, BlockRealize
 from ...expr import PrimExpr, Var
 from ...function import PrimFunc
+from ...functor import post_order_visit
 from ...node import replace
 from ...range import Range
 from ...stmt import For, ForKind, SeqStmt, Stmt
@@ -75,7 +76,34 @@ def _move(func: PrimFunc, name: str, loop_var: Var, preserve: bool, reverse: boo
     subtrees = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
     at = _insert_position(subtrees, realize, reverse)
     new_loop = replace(loop, body=SeqStmt.flatten(*subtrees[:at], nest, *subtrees[at:]))
-    return tree.replace(func, [(removal_root(func, realize), None), (loop, new_loop)])
+    out = tree.replace(func, [(removal_root(func, realize), None), (loop, new_loop)])
+    _check_no_reduction_across_threads(out, name, err)
+    return out
+
+
+def _check_no_reduction_across_threads(func: PrimFunc, name: str, err: Callable) -> None:
+    """A reduce iter var of the moved block must not follow a parallel or vector loop.
+
+    Serially, a reduction split across iterations of an outer loop still adds up in
+    order; under a parallel or vectorized loop those iterations race on one output.
+    """
+    realize = tree.find_block(func, name)
+    for f in tree.loops_above(func, realize):
+        if f.kind not in (ForKind.PARALLEL, ForKind.VECTORIZED):
+            continue
+        for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+            if iv.is_reduce and _uses_var(value, f.loop_var):
+                kind = "parallel" if f.kind == ForKind.PARALLEL else "vectorized"
+                raise err(f"the reduction iter var {iv.var.name} would be bound to the {kind} "
+                          f"loop {f.loop_var.name} ({iv.var.name} = {value}): its iterations "
+                          f"would combine into one output at once; move the block under a "
+                          f"serial loop")
+
+
+def _uses_var(e: Any, v: Var) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if n is v else None)
+    return bool(found)
 
 
 def _blocks_under(stmt: Stmt) -> list[BlockRealize]:

@@ -459,3 +459,12 @@ def test_packed_matmul_schedule_matches_the_unscheduled_function():
         int(e.value) for e in n.extents]) if isinstance(n, Allocate) else None)
     assert sizes["C_local"] in ([4, 16], [64])
     assert sizes["B_global"] in ([4, 24, 16], [1536])
+
+
+def test_transform_layout_index_map_arity_must_match_the_buffer():
+    A = te.placeholder((8, 4), name="A")
+    S = te.compute((8, 4), lambda i, j: A[i, j] + 1.0, name="S")
+    D = te.compute((8, 4), lambda i, j: S[i, j] * 2.0, name="D")
+    sch = tir.Schedule(te.create_prim_func([A, D]))
+    with pytest.raises(ScheduleError, match="index_map takes 3 indices but buffer S has 2"):
+        sch.transform_layout(sch.get_block("S"), ("write", 0), lambda a, b, c: (a, b, c))

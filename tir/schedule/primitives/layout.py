@@ -135,9 +135,14 @@ def _apply_map(index_map: Callable, buf: Buffer, where: str) -> tuple[list[Var],
     if not callable(index_map):
         raise fail("transform_layout", where, f"index_map must be a callable, got {index_map!r}")
     try:
-        names = list(inspect.signature(index_map).parameters)
+        params = list(inspect.signature(index_map).parameters.values())
     except (TypeError, ValueError):
-        names = []
+        params = []
+    names = [p.name for p in params]
+    varargs = any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params)
+    if params and not varargs and len(params) != buf.ndim:
+        raise fail("transform_layout", where, f"index_map takes {len(params)} indices but "
+                   f"buffer {buf.name} has {buf.ndim} dimensions {list(buf.shape)}")
     if len(names) != buf.ndim:
         names = [f"i{d}" for d in range(buf.ndim)]
     old_vars = [Var(n, s.dtype) for n, s in zip(names, buf.shape)]

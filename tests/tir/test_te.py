@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import codegen
-from codegen.interpreter import build_interpreter
 import tir
+from codegen.interpreter import build_interpreter
 from tir import te
 from tir.block import Block, BlockRealize, IterVar, IterVarType
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt

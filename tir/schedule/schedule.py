@@ -187,7 +187,8 @@ class Schedule:
 
     def _loop(self, loop: LoopRV) -> Var:
         if not isinstance(loop, LoopRV):
-            raise TypeError(f"expected a LoopRV (from get_loops or split), got {type(loop).__name__}")
+            raise TypeError(f"expected a LoopRV (from get_loops or split), "
+                            f"got {type(loop).__name__}")
         tree.find_loop(self.func, loop.var)
         return loop.var
 
@@ -201,7 +202,8 @@ class Schedule:
 
     def _record(self, name: str, inputs: tuple, attrs: dict, outputs: Any = ()) -> None:
         outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
-        self._insts.append(Instruction(name, inputs, attrs, tuple(o for o in outs if o is not None)))
+        kept = tuple(o for o in outs if o is not None)
+        self._insts.append(Instruction(name, inputs, attrs, kept))
 
     def _apply(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
         """Run a primitive on the current function; keep its result only if it succeeds."""
@@ -243,14 +245,16 @@ class Schedule:
         from .analysis import producers
 
         realize = tree.find_block(self.func, self._block(block))
-        return [BlockRV(r.block.name_hint, self._new_rv("b")) for r in producers(self.func, realize)]
+        return [BlockRV(r.block.name_hint, self._new_rv("b"))
+                for r in producers(self.func, realize)]
 
     def get_consumers(self, block: BlockRV) -> list[BlockRV]:
         """The blocks that read what ``block`` writes."""
         from .analysis import consumers
 
         realize = tree.find_block(self.func, self._block(block))
-        return [BlockRV(r.block.name_hint, self._new_rv("b")) for r in consumers(self.func, realize)]
+        return [BlockRV(r.block.name_hint, self._new_rv("b"))
+                for r in consumers(self.func, realize)]
 
     # ------------------------------------------------------------ loops
 
@@ -306,7 +310,7 @@ class Schedule:
         self._record("parallel", (loop,), {})
 
     def vectorize(self, loop: LoopRV) -> None:
-        """Mark ``loop`` for ``VectorizeLoop`` (it must be a spatial loop, innermost over its block)."""
+        """Mark ``loop`` for ``VectorizeLoop`` (it must be bound to spatial iter vars only)."""
         self._apply(_annotate.set_kind, self._loop(loop), "vectorize")
         self._record("vectorize", (loop,), {})
 

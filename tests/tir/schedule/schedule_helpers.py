@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 import codegen
-from codegen.interpreter import build_interpreter
 import tir
+from codegen.interpreter import build_interpreter
 
 
 def random_args(func: tir.PrimFunc, seed: int = 0) -> list[np.ndarray]:

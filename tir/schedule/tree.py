@@ -78,6 +78,20 @@ def find_loop(func: PrimFunc, loop_var: Any) -> For:
                         "such as fuse or split replaced it; use the loops it returned)")
 
 
+def loop_for(func: PrimFunc, loop_var: Any, primitive: str) -> For:
+    """The loop of ``loop_var`` for ``primitive``: a ``ScheduleError`` naming both if gone."""
+    from ..expr import Var
+    from .error import fail
+
+    if not isinstance(loop_var, Var):
+        raise TypeError(f"{primitive}: loops are named by their loop Var, got "
+                        f"{type(loop_var).__name__}")
+    try:
+        return find_loop(func, loop_var)
+    except ScheduleError as e:
+        raise fail(primitive, f"loop {loop_var.name}", str(e)) from None
+
+
 def above(func: PrimFunc, target: Stmt) -> tuple[Stmt, ...]:
     """The statements enclosing ``target`` (outer first), found by identity."""
     for s, outer in walk(func.body):

@@ -22,7 +22,7 @@ from ...node import replace
 from ...stmt import For, ForKind
 from ...structural import structural_equal
 from .. import analysis, tree
-from ..error import ScheduleError, fail
+from ..error import fail
 
 _KINDS = {"parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED,
           "unroll": ForKind.UNROLLED}
@@ -33,23 +33,13 @@ def set_kind(func: PrimFunc, loop: Var, kind: str) -> PrimFunc:
     """``func`` with ``loop`` run as ``kind``: ``"parallel"``, ``"vectorize"`` or ``"unroll"``."""
     if kind not in _KINDS:
         raise ValueError(f"set_kind: kind must be one of {', '.join(_KINDS)}, got {kind!r}")
-    target = _loop(func, loop, kind)
+    target = tree.loop_for(func, loop, kind)
     if kind != "unroll":
         _check_compact_dataflow(target, kind)
         _check_spatial_bindings(target, kind)
     if target.kind == _KINDS[kind]:
         return func
     return tree.replace(func, {target: replace(target, kind=_KINDS[kind])})
-
-
-def _loop(func: PrimFunc, loop: Var, primitive: str) -> For:
-    if not isinstance(loop, Var):
-        raise TypeError(f"{primitive}: loops are named by their loop Var, got "
-                        f"{type(loop).__name__}")
-    try:
-        return tree.find_loop(func, loop)
-    except ScheduleError as e:
-        raise fail(primitive, f"loop {loop.name}", str(e)) from None
 
 
 def _child_blocks(loop: For) -> list[BlockRealize]:
@@ -191,7 +181,7 @@ def unannotate(func: PrimFunc, target: str | Var, key: str) -> PrimFunc:
 def _annotated(func: PrimFunc, target: str | Var, primitive: str) -> Block | For:
     if isinstance(target, str):
         return tree.find_block(func, target).block
-    return _loop(func, target, primitive)
+    return tree.loop_for(func, target, primitive)
 
 
 def _describe(stmt: Block | For) -> str:

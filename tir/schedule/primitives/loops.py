@@ -25,19 +25,9 @@ from ...op import const, floordiv, floormod
 from ...range import Range
 from ...stmt import For, ForKind, Stmt
 from .. import tree
-from ..error import ScheduleError, fail
+from ..error import fail
 
 # ------------------------------------------------------------------ helpers
-
-
-def _find_loop(func: PrimFunc, loop: Var, primitive: str) -> For:
-    if not isinstance(loop, Var):
-        raise TypeError(f"{primitive}: loops are named by their loop Var, got "
-                        f"{type(loop).__name__}")
-    try:
-        return tree.find_loop(func, loop)
-    except ScheduleError as e:
-        raise fail(primitive, f"loop {loop.name}", str(e)) from None
 
 
 def _check_plain(loop: For, primitive: str) -> None:
@@ -130,7 +120,7 @@ def split(func: PrimFunc, loop: Var, factors: list, preserve_unit_iters: bool = 
     When the factors' product is not provably the extent, the blocks under the
     loop get the guard ``fused < extent`` in their predicate.
     """
-    target = _find_loop(func, loop, "split")
+    target = tree.loop_for(func, loop, "split")
     name = loop.name
     _check_plain(target, "split")
     ana = _analyzer_above(func, target)
@@ -202,7 +192,7 @@ def fuse(func: PrimFunc, loops: list[Var], preserve_unit_iters: bool = True
     """
     if not loops:
         raise fail("fuse", "loops", "give at least one loop")
-    fors = [_find_loop(func, v, "fuse") for v in loops]
+    fors = [tree.loop_for(func, v, "fuse") for v in loops]
     _check_nest(fors)
     dtype = fors[0].loop_var.dtype
     if any(f.loop_var.dtype != dtype for f in fors):
@@ -266,7 +256,7 @@ def reorder(func: PrimFunc, loops: list[Var]) -> PrimFunc:
     affinely to the loops of the chain; a loop whose range uses another
     loop's var cannot move above it.
     """
-    fors = [_find_loop(func, v, "reorder") for v in loops]
+    fors = [tree.loop_for(func, v, "reorder") for v in loops]
     seen: set[int] = set()
     for f in fors:
         if id(f) in seen:

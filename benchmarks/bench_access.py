@@ -32,7 +32,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_access_common as common  # noqa: E402
 from bench_kernels import ROOT, _cell, _host_cpu, numba  # noqa: E402 (sets one thread first)
+from bench_workers import Worker, WorkerDied  # noqa: E402
 
 import codegen  # noqa: E402
 import tir  # noqa: E402
@@ -288,53 +288,6 @@ def numba_fns() -> dict:
 
 
 # ---------------------------------------------------------------- TVM and Halide workers
-
-
-class WorkerDied(RuntimeError):
-    """A worker process stopped answering (crashed or exited)."""
-
-    def __init__(self, label: str, message: str):
-        super().__init__(message)
-        self.label = label
-
-
-class Worker:
-    """A benchmark worker in another venv (bench_access_tvm.py or bench_access_halide.py)."""
-
-    def __init__(self, label: str, python: str, script: str, config: dict):
-        self.label = label
-        self._stderr = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([python, str(ROOT / "benchmarks" / script),
-                                      json.dumps(config)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, text=True,
-                                     cwd=ROOT / "benchmarks")
-        hello = self._read()
-        self.ready: dict = hello.pop("ready")
-        self.meta = hello
-
-    def _read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            self._stderr.seek(0)
-            tail = self._stderr.read().strip().splitlines()[-3:]
-            raise WorkerDied(self.label, f"{self.label} worker stopped: {' | '.join(tail)}")
-        return json.loads(line)
-
-    def run_ms(self, name: str) -> float:
-        """Run kernel ``name`` once in the worker; its own measured time in ms."""
-        try:
-            self.proc.stdin.write(name + "\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            self.proc.wait(timeout=60)
-            raise WorkerDied(self.label, f"{self.label} worker exited with status "
-                                         f"{self.proc.returncode}") from None
-        return float(self._read())
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=60)
 
 
 def start_workers(config: dict) -> dict:

@@ -46,7 +46,6 @@ import json  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -59,6 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_schedule_common as common  # noqa: E402
 import bench_schedule_peak as peak_probe  # noqa: E402
+from bench_workers import Worker, WorkerDied  # noqa: E402
 
 import codegen  # noqa: E402
 import tir  # noqa: E402
@@ -208,53 +208,6 @@ IB_KERNELS = {"matmul512": ib_matmul, "matmul1024": ib_matmul}
 
 
 # ---------------------------------------------------------------- workers
-
-
-class WorkerDied(RuntimeError):
-    """A worker process stopped answering (crashed or exited)."""
-
-    def __init__(self, label: str, message: str):
-        super().__init__(message)
-        self.label = label
-
-
-class Worker:
-    """A worker process (bench_access_common.serve protocol): builds, checks, then times rows."""
-
-    def __init__(self, label: str, python: str, script: str, config: dict, env: dict):
-        self.label = label
-        self._stderr = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([python, str(ROOT / "benchmarks" / script),
-                                      json.dumps(config)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, text=True,
-                                     cwd=ROOT / "benchmarks", env={**os.environ, **env})
-        hello = self._read()
-        self.ready: dict = hello.pop("ready")
-        self.meta = hello
-
-    def _read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            self._stderr.seek(0)
-            tail = self._stderr.read().strip().splitlines()[-3:]
-            raise WorkerDied(self.label, f"{self.label} worker stopped: {' | '.join(tail)}")
-        return json.loads(line)
-
-    def run_ms(self, row: str) -> float:
-        """Run ``row`` once in the worker; its own measured time in ms."""
-        try:
-            self.proc.stdin.write(row + "\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            self.proc.wait(timeout=60)
-            raise WorkerDied(self.label, f"{self.label} worker exited with status "
-                                         f"{self.proc.returncode}") from None
-        return float(self._read())
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=60)
 
 
 def start_workers(config: dict) -> dict:

@@ -30,7 +30,7 @@ from ..expr import Add, IntImm, Mul, PrimExpr, Var
 from ..functor import substitute
 from ..range import Range
 from ..stmt import For
-from .analysis import block_accesses
+from .analysis import block_accesses, uses_any
 
 Region = list  # one IntervalSet per buffer dimension
 
@@ -105,17 +105,9 @@ def _linear(e: PrimExpr, iter_vars: set[int]) -> tuple[Var, int, PrimExpr] | Non
     if isinstance(e, Add):
         for x, rest in ((e.a, e.b), (e.b, e.a)):
             inner = _linear(x, iter_vars)
-            if inner is not None and not _uses_any(rest, iter_vars):
+            if inner is not None and not uses_any(rest, iter_vars):
                 return inner[0], inner[1], inner[2] + rest
     return None
-
-
-def _uses_any(e: PrimExpr, ids: set[int]) -> bool:
-    from ..functor import post_order_visit
-
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) and id(n) in ids else None)
-    return bool(found)
 
 
 class CannotSolve(Exception):
@@ -137,7 +129,7 @@ def solve_iter_domains(iter_vars: list, provided: dict, required: dict,
         if box is None:
             continue
         for index, need in zip(indices, box):
-            if not _uses_any(index, ids):
+            if not uses_any(index, ids):
                 continue  # a constant index: one instance provides it whatever the loops
             lin = _linear(index, ids)
             if lin is None:

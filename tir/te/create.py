@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..block import Block, BlockRealize, IterVar
-from ..expr import BufferLoad, PrimExpr, Var
+from ..expr import BufferLoad, Var
 from ..function import PrimFunc
 from ..functor import post_order_visit, substitute
+from ..op import is_const_int
 from ..stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 from .reduce import Reduce
 from .tensor import ComputeOp, PlaceholderOp, Tensor
@@ -115,7 +116,7 @@ def _stage(t: Tensor, name: str) -> Stmt:
         init = BufferStore(t.buffer, init_value, out_index)
         update: Stmt = BufferStore(
             t.buffer, body.combiner.combine(BufferLoad(t.buffer, out_index), source), out_index)
-        if not _is_true(cond):
+        if not is_const_int(cond, 1):
             update = IfThenElse(cond, update)
         block = Block(block_vars, name, init=init, body=update)
     else:
@@ -125,7 +126,3 @@ def _stage(t: Tensor, name: str) -> Stmt:
     for lv, iv in reversed(list(zip(loops, axes))):
         stmt = For(lv, iv.min, iv.extent, ForKind.SERIAL, stmt)
     return stmt
-
-
-def _is_true(e: PrimExpr) -> bool:
-    return e.dtype == "bool" and getattr(e, "value", None) in (True, 1)

@@ -17,7 +17,6 @@ from typing import Any
 from ...block import Block, BlockRealize, IterVarType
 from ...expr import Var
 from ...function import PrimFunc
-from ...functor import post_order_visit
 from ...node import replace
 from ...stmt import For, ForKind
 from ...structural import structural_equal
@@ -55,7 +54,7 @@ def _check_spatial_bindings(loop: For, kind: str) -> None:
         if not isinstance(s, BlockRealize):
             continue
         for iv, value in zip(s.block.iter_vars, s.iter_values):
-            if iv.iter_type != IterVarType.DataPar and _uses(value, v):
+            if iv.iter_type != IterVarType.DataPar and analysis.uses_var(value, v):
                 what = "a reduction" if iv.is_reduce else f"a {iv.iter_type.name}"
                 raise fail(kind, f"loop {v.name} of block {s.block.name_hint}",
                            f"iter var {iv.var.name} is {what} iter var bound to the loop "
@@ -104,22 +103,20 @@ def _not_reduction(block: Block, writers: dict[int, int]) -> str:
         return "another block under the loop writes the same buffer"
     reduce_ids = {id(iv.var) for iv in block.iter_vars if iv.is_reduce}
     for a in analysis.block_accesses(block):
-        if a.is_write and any(_uses_any(i, reduce_ids) for i in a.indices):
+        if a.is_write and any(analysis.uses_any(i, reduce_ids) for i in a.indices):
             return "a reduction iter var indexes the output"
     return ""
 
 
 def _is_init_of_update(block: Block, children: list[BlockRealize]) -> bool:
     """``block`` only stores one buffer that a decomposed update among ``children`` reduces."""
-    if analysis.reads(block) and set(map(id, analysis.reads(block))) & set(
-            map(id, analysis.writes(block))):
-        return False
     written = analysis.writes(block)
-    if len(written) != 1 or any(not iv.iter_type == IterVarType.DataPar
-                                for iv in block.iter_vars):
+    if (block.init is not None or len(written) != 1
+            or any(b is written[0] for b in analysis.reads(block))
+            or any(iv.iter_type != IterVarType.DataPar for iv in block.iter_vars)):
         return False
-    return any(r.block is not block and block.init is None and r.block.init is None
-               and _decomposed_update(r.block) and analysis.writes(r.block) == written
+    return any(r.block is not block and r.block.init is None
+               and analysis.writes(r.block) == written and _decomposed_update(r.block)
                for r in children)
 
 
@@ -143,16 +140,6 @@ def _decomposed_update(block: Block) -> bool:
                        for st in stores):
                 return False
     return True
-
-
-def _uses_any(e: Any, ids: set[int]) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if id(n) in ids else None)
-    return bool(found)
-
-
-def _uses(e: Any, v: Var) -> bool:
-    return _uses_any(e, {id(v)})
 
 
 # ------------------------------------------------------------------ annotations

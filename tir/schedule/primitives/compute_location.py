@@ -18,7 +18,7 @@ under the loop and nothing it moves past touches what it writes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from ... import op
 from ...arith import Analyzer
@@ -26,7 +26,6 @@ from ...arith.int_set import IntervalSet
 from ...block import Block, BlockRealize
 from ...expr import PrimExpr, Var
 from ...function import PrimFunc
-from ...functor import post_order_visit
 from ...node import replace
 from ...range import Range
 from ...stmt import For, ForKind, SeqStmt, Stmt
@@ -92,18 +91,12 @@ def _check_no_reduction_across_threads(func: PrimFunc, name: str, err: Callable)
         if f.kind not in (ForKind.PARALLEL, ForKind.VECTORIZED):
             continue
         for iv, value in zip(realize.block.iter_vars, realize.iter_values):
-            if iv.is_reduce and _uses_var(value, f.loop_var):
+            if iv.is_reduce and analysis.uses_var(value, f.loop_var):
                 kind = "parallel" if f.kind == ForKind.PARALLEL else "vectorized"
                 raise err(f"the reduction iter var {iv.var.name} would be bound to the {kind} "
                           f"loop {f.loop_var.name} ({iv.var.name} = {value}): its iterations "
                           f"would combine into one output at once; move the block under a "
                           f"serial loop")
-
-
-def _uses_var(e: Any, v: Var) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if n is v else None)
-    return bool(found)
 
 
 def _blocks_under(stmt: Stmt) -> list[BlockRealize]:

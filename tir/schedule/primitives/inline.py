@@ -78,7 +78,7 @@ def reverse_compute_inline(func: PrimFunc, block: str) -> PrimFunc:
 
     cblock = realize.block
     store = _single_store(realize, err)
-    if not _is_true(realize.predicate):
+    if not op.is_const_int(realize.predicate, 1):
         raise err(f"the block has the predicate {realize.predicate}: only a block without "
                   "one can be inlined")
     buf = _single_read(func, realize, err)
@@ -119,10 +119,6 @@ class _LoadReplacer(StmtExprMutator):
     def visit_buffer_load(self, load: BufferLoad) -> PrimExpr:
         load = self.generic_visit(load)
         return self.fn(load) if load.buffer is self.buffer else load
-
-
-def _is_true(e: PrimExpr) -> bool:
-    return op.is_const_int(e, 1) or getattr(e, "value", None) is True
 
 
 def _single_store(realize: BlockRealize, err: Callable) -> BufferStore:
@@ -184,7 +180,7 @@ def _check_no_opaque_use(func: PrimFunc, buf: Buffer, err: Callable) -> None:
 
 def _check_inlinable_producer(func: PrimFunc, realize: BlockRealize, buf: Buffer,
                               err: Callable) -> None:
-    if not _is_true(realize.predicate):
+    if not op.is_const_int(realize.predicate, 1):
         raise err(f"the block has the predicate {realize.predicate}: only a block without one "
                   "can be inlined")
     if id(buf) in analysis.param_buffers(func):
@@ -333,8 +329,8 @@ def _in_bound_guard(producer: BlockRealize, consumer_block, vmap: dict,
         conds += [v >= iv.min, v < iv.min + iv.extent]
     guard = ana.simplify(op.all(*conds))
     if pcond is not None:
-        guard = pcond if _is_true(guard) else ana.simplify(op.logical_and(guard, pcond))
-    return None if _is_true(guard) else guard
+        guard = pcond if op.is_const_int(guard, 1) else ana.simplify(op.logical_and(guard, pcond))
+    return None if op.is_const_int(guard, 1) else guard
 
 
 def _check_moves_safely(func: PrimFunc, producer: BlockRealize, realize: BlockRealize,

@@ -18,7 +18,7 @@ from ...expr import And, PrimExpr, Var
 from ...function import PrimFunc
 from ...functor import post_order_visit, substitute
 from ...node import replace
-from ...op import const
+from ...op import const, is_const_int
 from ...stmt import For, SeqStmt, Stmt
 from .. import tree
 from ..error import fail
@@ -107,12 +107,8 @@ def _keep_conjuncts(pred: PrimExpr, dropped: set[int]) -> PrimExpr:
     kept = [p for p in parts if not any(id(v) in dropped for v in _vars(p))]
     out: PrimExpr = const(True)
     for p in kept:
-        out = p if _is_true(out) else And(out, p)
+        out = p if is_const_int(out, 1) else And(out, p)
     return out
-
-
-def _is_true(e: PrimExpr) -> bool:
-    return e.dtype == "bool" and getattr(e, "value", None) in (True, 1)
 
 
 def _vars(e: PrimExpr) -> list[Var]:

@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_access_common as common  # noqa: E402
 from bench_kernels import ROOT, _cell, _host_cpu, numba  # noqa: E402 (sets one thread first)
-from bench_workers import Worker, WorkerDied  # noqa: E402
+from bench_workers import Worker, WorkerDied, source_version  # noqa: E402
 
 import codegen  # noqa: E402
 import tir  # noqa: E402
@@ -433,13 +432,6 @@ def print_table(rows: list, meta: dict) -> None:
           f"{meta['load_after']:.1f} after; tirlite {meta['tirlite_source']}")
 
 
-def _source_version() -> str:
-    """``git describe --always --dirty`` of the tirlite being measured, or its path."""
-    proc = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                          capture_output=True, text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else str(ROOT)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one timed round")
@@ -460,7 +452,7 @@ def main() -> None:
               "triple": llvm.get_process_triple()}
     meta = {"n": n, "side": common.transpose_side(n), "tile": common.TRANSPOSE_TILE,
             "runs": runs,
-            "tirlite_source": _source_version(),
+            "tirlite_source": source_version(),
             "cpu": _host_cpu(), "numba": getattr(numba, "__version__", None),
             "load_before": os.getloadavg()[0]}
     workers = start_workers(config)

@@ -44,7 +44,6 @@ os.environ["TIRLITE_NUM_THREADS"] = str(_CORES)
 import argparse  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -58,7 +57,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_schedule_common as common  # noqa: E402
 import bench_schedule_peak as peak_probe  # noqa: E402
-from bench_workers import Worker, WorkerDied  # noqa: E402
+from bench_workers import Worker, WorkerDied, source_version  # noqa: E402
 
 import codegen  # noqa: E402
 import tir  # noqa: E402
@@ -397,12 +396,6 @@ def print_table(rows: list, meta: dict) -> None:
           f"{meta['load_after']:.1f} after; tirlite {meta['tirlite_source']}")
 
 
-def _source_version() -> str:
-    proc = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                          capture_output=True, text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else str(ROOT)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 timed rounds")
@@ -423,7 +416,7 @@ def main() -> None:
     lanes = codegen.Target("llvm").vector_width_bits // 32
     import llvmlite.binding as llvm
 
-    meta = {"quick": opts.quick, "runs": runs, "lanes": lanes, "tirlite_source": _source_version(),
+    meta = {"quick": opts.quick, "runs": runs, "lanes": lanes, "tirlite_source": source_version(),
             "cpu": f"{llvm.get_host_cpu_name()}, {_CORES} cores",
             "load_before": os.getloadavg()[0]}
     if opts.no_peak:

@@ -1,4 +1,6 @@
-"""Benchmark workers: a peer (TVM, Halide, NumPy on all cores) timed in a process of its own.
+"""Benchmark plumbing shared by the peer benchmarks: workers and the version measured.
+
+A worker runs a peer (TVM, Halide, NumPy on all cores) in a process of its own.
 
 The worker script speaks bench_access_common.serve's protocol: it prints a
 JSON hello (with ``ready``: which rows it built and checked), then answers each
@@ -62,3 +64,10 @@ class Worker:
         if self.proc.poll() is None:
             self.proc.stdin.close()
             self.proc.wait(timeout=60)
+
+
+def source_version() -> str:
+    """``git describe --always --dirty`` of the tirlite being measured, or its path."""
+    proc = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else str(ROOT)

@@ -11,6 +11,8 @@
 - ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
   ``get_source("ll" | "asm" | "tir")``, ``export_library(path)``;
   ``load_module(path)`` loads an exported library back.
+- ``emulate(mod, sve_vector_length)`` runs an aarch64 (SVE) module under QEMU
+  on this machine (emulation.py), for tests.
 - ``Target("llvm -mcpu=... -mattr=... -mtriple=...")`` parses target strings.
 
 llvmlite is imported only when something is compiled, so ``import codegen``
@@ -26,6 +28,13 @@ def load_module(path: str):
     from .module import load_module as _load
 
     return _load(path)
+
+
+def emulate(mod, sve_vector_length=None, **options):
+    """Run an aarch64 module under QEMU (codegen/emulation.py): an ``EmulatedModule``."""
+    from .emulation import emulate as _emulate
+
+    return _emulate(mod, sve_vector_length, **options)
 
 
 def __getattr__(name: str):
@@ -44,6 +53,7 @@ __all__ = [
     "build",
     "clear_cache",
     "default_pipeline",
+    "emulate",
     "load_module",
     "lower",
 ]

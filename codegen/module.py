@@ -251,7 +251,12 @@ class Module:
             machine.parse(self._llvm_ir))
 
     def export_library(self, path: str) -> None:
-        """Write a shared library (or, for a ``.o`` path, an object file) of this module."""
+        """Write a shared library (or, for a ``.o`` path, an object file) of this module.
+
+        A host module links with the system C compiler; an aarch64 Linux module with
+        the cross toolchain (``aarch64-linux-gnu-gcc`` or ``ld.lld``, see
+        codegen/cross_tools.py), so ``codegen.emulate`` can run it under QEMU.
+        """
         if self._llvm_ir is None:
             raise ValueError("export_library: this module was loaded from a library")
         from .llvm import machine
@@ -263,15 +268,21 @@ class Module:
             with open(path, "wb") as f:
                 f.write(obj)
             return
-        if not self.target.is_host:
+        _link_shared(obj, path, self.target)
+
+
+def _link_shared(obj: bytes, path: str, target: Target) -> None:
+    if not target.is_host:
+        # aarch64 Linux links with the cross toolchain (codegen/cross_tools.py).
+        if target.arch != "aarch64" or "linux" not in target.triple:
             raise ValueError(
-                f"export_library: cannot link a shared library for {self.target.triple} here; "
+                f"export_library: cannot link a shared library for {target.triple} here; "
                 "export an object file (a path ending in .o) instead"
             )
-        _link_shared(obj, path)
+        from . import cross_tools
 
-
-def _link_shared(obj: bytes, path: str) -> None:
+        cross_tools.link_shared(obj, path)
+        return
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise RuntimeError("export_library: no C compiler found (set CC) to link a shared library")

@@ -290,3 +290,12 @@ def test_install_runs_apt_get_update_when_the_install_fails(monkeypatch):
     tools = emulation.find_tools(install=True)
     assert calls == ["install", "update", "install"]
     assert tools.qemu == "/usr/bin/qemu-aarch64" and tools.cc == "/usr/bin/aarch64-linux-gnu-gcc"
+
+
+def test_a_call_that_never_ends_times_out(tools):
+    A = tir.decl_buffer((1,), "int32", name="A")
+    spin = tir.While(tir.BufferLoad(A, [0]) >= 0,
+                     tir.BufferStore(A, tir.BufferLoad(A, [0]) % 7, [0]))  # A[0] stays >= 0
+    em = codegen.emulate(codegen.build(tir.PrimFunc([A], spin), target=AARCH64), timeout=1.0)
+    with pytest.raises(TimeoutError, match="did not finish in 1.0 s under QEMU"):
+        em(np.ones(1, "int32"))

@@ -669,6 +669,12 @@ def access_dtype(buffer: typing.Any, indices: tuple) -> str:
 def _access_dtype(buffer_dtype: str, index_dtype: str) -> str:
     index_t = dt.DataType(index_dtype)
     buf_t = dt.DataType(buffer_dtype)
+    if buf_t.is_scalable:
+        # One element of a scalable-dtype buffer (a vector accumulator) is the whole vector.
+        if index_t.is_vector:
+            raise TypeError(f"a buffer of scalable dtype {buffer_dtype} takes scalar indices, "
+                            f"got {index_dtype}")
+        return buffer_dtype
     if index_t.is_scalable:
         return str(buf_t.with_scalable_lanes(index_t.lanes))
     return str(buf_t.with_lanes(index_t.lanes * buf_t.lanes))

@@ -82,6 +82,11 @@ class Machine:
     def _lanes(self, lanes: Any) -> int:
         return lanes if isinstance(lanes, int) else self.eval_int(lanes)
 
+    def lanes_of(self, dtype: str) -> int:
+        """Lanes of a value of ``dtype`` at this machine's vscale (``float32xvscalex4``: 4v)."""
+        scalable = dt.DataType(dtype).is_scalable
+        return dt.lanes_of(dtype) * (self.vscale if scalable else 1)
+
     # ------------------------------------------------------------ leaves
 
     def visit_var(self, v: Var) -> Any:
@@ -286,7 +291,7 @@ class Machine:
 
     def visit_allocate(self, s: Any) -> None:
         """Fresh memory (zeroed, or poisoned) for the body's duration."""
-        count = math.prod(self.eval_int(e) for e in s.extents) * dt.lanes_of(s.dtype)
+        count = math.prod(self.eval_int(e) for e in s.extents) * self.lanes_of(s.dtype)
         with self._bound(s.buffer_var, self._new_memory(s.dtype, count)):
             self.run(s.body)
 
@@ -337,7 +342,8 @@ class Machine:
             return cached
         shape = tuple(self.eval_int(d) for d in buf.shape)
         strides = tuple(self.eval_int(s) for s in buf.strides) or memory.row_major_strides(shape)
-        layout = memory.Layout(shape, strides, self.eval_int(buf.elem_offset))
+        layout = memory.Layout(shape, strides, self.eval_int(buf.elem_offset),
+                               self.lanes_of(buf.dtype))
         if self._depends_only_on_entry(buf):
             self._layouts[buf] = layout
         return layout
@@ -377,7 +383,10 @@ _UNBOUND = object()
 
 def _if_then_else(m: Machine, e: Any) -> Any:
     cond, t, f = e.args
-    return m.eval(t) if m.eval(cond) else m.eval(f)
+    chosen = m.eval(cond)
+    if np.ndim(chosen):  # a lane condition blends both sides, as the LLVM backend does
+        return np.where(chosen, m.eval(t), m.eval(f)).astype(values.np_dtype(e.dtype))
+    return m.eval(t) if chosen else m.eval(f)
 
 
 def _ret(m: Machine, e: Any) -> Any:
@@ -404,12 +413,12 @@ def _call_extern(m: Machine, e: Any) -> Any:
 def _active_lane_mask(m: Machine, e: Any) -> Any:
     """Lane ``k`` is ``base + k < limit``, in exact integers (no wrap-around)."""
     base, limit = (int(m.eval(a)) for a in e.args)
-    lanes = dt.lanes_of(e.dtype) * (m.vscale if dt.DataType(e.dtype).is_scalable else 1)
+    lanes = m.lanes_of(e.dtype)
     return np.arange(base, base + lanes) < limit
 
 
 def _undef(m: Machine, e: Any) -> Any:
-    return values.make(0, e.dtype, dt.lanes_of(e.dtype))
+    return values.make(0, e.dtype, m.lanes_of(e.dtype))
 
 
 def _reduce(kind: str) -> Callable:

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from tir import dtype as dt
 from tir.buffer import Buffer
 
 from .values import np_dtype
@@ -24,12 +23,13 @@ from .values import np_dtype
 class Layout:
     """The evaluated shape, strides and offset of one buffer access."""
 
-    __slots__ = ("offset", "shape", "strides")
+    __slots__ = ("lanes", "offset", "shape", "strides")
 
-    def __init__(self, shape: tuple, strides: tuple, offset: int):
+    def __init__(self, shape: tuple, strides: tuple, offset: int, lanes: int = 1):
         self.shape = shape
         self.strides = strides
         self.offset = offset
+        self.lanes = lanes  # scalar lanes per element (4 * vscale for float32xvscalex4)
 
 
 def row_major_strides(shape: tuple) -> tuple:
@@ -51,7 +51,7 @@ def view_of(memory: np.ndarray, buf: Buffer) -> np.ndarray:
 
 def flat_index(buf: Buffer, layout: Layout, indices: list, mask: Any, size: int) -> Any:
     """The flat lane positions of ``buf[indices]`` (an int, or an int64 array of lanes)."""
-    lanes = np_lanes(buf)
+    lanes = layout.lanes
     if mask is None and lanes == 1 and not any(type(i) is np.ndarray for i in indices):
         return _scalar_flat_index(buf, layout, indices, size)
     index_mask = mask
@@ -79,11 +79,6 @@ def _scalar_flat_index(buf: Buffer, layout: Layout, indices: list, size: int) ->
     if not 0 <= flat < size:
         _check_memory(buf, flat, None, size, indices)
     return flat
-
-
-def np_lanes(buf: Buffer) -> int:
-    """Scalar lanes per element of ``buf`` (4 for ``float32x4``)."""
-    return dt.lanes_of(buf.dtype)
 
 
 def _active(index: Any, mask: Any) -> np.ndarray:

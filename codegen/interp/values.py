@@ -77,9 +77,8 @@ def _float_to_int(arr: np.ndarray, target: np.dtype) -> np.ndarray:
 
 def reinterpret(value: Any, dtype: str) -> Any:
     """The bits of ``value`` read as ``dtype`` (same total width)."""
-    lanes = dt.lanes_of(dtype)
     out = np.ascontiguousarray(np.atleast_1d(value)).view(np_dtype(dtype))
-    return out if lanes > 1 else out[0]
+    return out if is_vector(dtype) else out[0]
 
 
 # ---------------------------------------------------------------- division

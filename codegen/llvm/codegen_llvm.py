@@ -36,7 +36,17 @@ from .memory import MemoryCodegen
 from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
 from .planned_access import PlannedAccessCodegen
 from .stmt import StmtCodegen
-from .types import I8, I32, PTR, Builder, declare, element_bytes, int_constant, ir_type
+from .types import (
+    I8,
+    I32,
+    MAX_VSCALE,
+    PTR,
+    Builder,
+    declare,
+    element_bytes,
+    int_constant,
+    ir_type,
+)
 
 #: Symbol prefix of generated entry functions.
 SYMBOL_PREFIX = "tirlite_"
@@ -54,6 +64,17 @@ def native_param_type(dtype: str) -> ir.Type:
     if dtype == "float16":
         return ir.IntType(16)
     return ir_type(dtype)
+
+
+def _has_scalable_registers(target: Target) -> bool:
+    """Whether ``target`` is AArch64 with SVE, SVE2 or SME (streaming SVE) registers."""
+    enabled: set[str] = set()
+    for f in target.features.split(","):  # later entries win, as in LLVM
+        if f[:1] == "+":
+            enabled.add(f[1:])
+        else:
+            enabled.discard(f[1:])
+    return target.arch == "aarch64" and any(f.startswith(("sve", "sme")) for f in enabled)
 
 
 class CodeGenLLVM(
@@ -106,6 +127,7 @@ class CodeGenLLVM(
         arg_types += [ir_type(v.dtype) for v in hidden]
         fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), self.symbol)
         fn.attributes.add("nounwind")
+        self.add_target_attributes(fn)
         self.begin_function(fn)
         for param, arg in zip(func.params, fn.args):
             self._bind_param(func, param, arg)
@@ -141,6 +163,14 @@ class CodeGenLLVM(
         if dtype == "float16":
             return self.builder.bitcast(arg, ir.HalfType())
         return arg
+
+    def add_target_attributes(self, fn: ir.Function) -> None:
+        """Attributes every function of this target gets (``vscale_range`` on SVE/SME)."""
+        if _has_scalable_registers(self.target):
+            # As TVM does: vscale lies in [1, 16] (128- to 2048-bit registers), which lets
+            # LLVM bound vscale arithmetic. llvmlite checks function attributes against a
+            # list of names without parameters, hence set.add.
+            set.add(fn.attributes, f"vscale_range(1,{MAX_VSCALE})")
 
     def begin_function(self, fn: ir.Function) -> None:
         """Start emitting ``fn``: an entry block for allocas, then the body."""

@@ -13,7 +13,7 @@ from llvmlite import ir
 from tir import dtype as dt
 
 from .expr import splat_constant, zero
-from .types import I32, declare, ir_type, mangle
+from .types import I32, ScalableVectorType, declare, ir_type, mangle
 
 #: TIR op -> LLVM intrinsic (overloaded on the argument type).
 LLVM_MATH = {
@@ -238,12 +238,39 @@ class IntrinsicCodegen:
         if t.is_float and kind in ("add", "mul"):
             start = (self.visit_expr(op.args[1]) if len(op.args) > 1
                      else splat_constant(elem, -0.0 if kind == "add" else 1.0))
+            if kind == "mul" and not fmf and isinstance(vec.type, ScalableVectorType):
+                return self._ordered_scalable_product(vec, start)
             fn = self.declare_intrinsic(name, elem, [elem, vec.type], overloads=[vec.type])
             return self.builder.call(fn, [start, vec], fastmath=fmf)
         if len(op.args) > 1:
             raise ValueError(f"codegen: {op.op} takes a start value on float add/mul only")
         fn = self.declare_intrinsic(name, elem, [vec.type], overloads=[vec.type])
         return self.builder.call(fn, [vec], fastmath=self.fmf if t.is_float else ())
+
+    # An ordered float product of a scalable vector: LLVM's AArch64 backend cannot lower
+    # llvm.vector.reduce.fmul on scalable types (it aborts the process: "Expanding
+    # reductions for scalable vectors is undefined"; SVE has an ordered fadda, but no
+    # ordered multiply), so the lanes are multiplied in lane order by a loop:
+    #   %n = mul i32 lanes, vscale ; acc = start
+    #   loop: %k = phi [0, ...] ; acc = fmul acc, (extractelement %v, %k) ; k < %n
+    def _ordered_scalable_product(self, vec, start):
+        b = self.builder
+        vscale = b.call(self.declare_intrinsic("llvm.vscale", I32, []), [])
+        count = b.mul(vscale, ir.Constant(I32, vec.type.count))
+        pre, loop = b.block, b.append_basic_block("reduce_fmul")
+        done = b.append_basic_block("reduce_fmul_end")
+        b.branch(loop)
+        b.position_at_end(loop)
+        k, acc = b.phi(I32), b.phi(start.type)
+        product = b.fmul(acc, b.extract_element(vec, k))
+        step = b.add(k, ir.Constant(I32, 1), flags=("nuw", "nsw"))
+        k.add_incoming(ir.Constant(I32, 0), pre)
+        k.add_incoming(step, loop)
+        acc.add_incoming(start, pre)
+        acc.add_incoming(product, loop)
+        b.cbranch(b.icmp_unsigned("<", step, count), loop, done)  # vscale >= 1: one lane at least
+        b.position_at_end(done)
+        return product
 
 
 def _reducer(kind: str, reassoc: bool = False):

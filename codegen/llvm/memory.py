@@ -20,11 +20,21 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir import op as tir_op
 from tir.arith import Analyzer
-from tir.expr import Broadcast, BufferLoad, IntImm, Ramp
+from tir.expr import Broadcast, BufferLoad, Call, IntImm, Mul, Ramp
 from tir.functor import post_order_visit
 
 from .expr import zero
-from .types import I1, I32, I64, PTR, element_bytes, int_constant, memory_type
+from .types import (
+    I1,
+    I32,
+    I64,
+    MAX_VSCALE,
+    PTR,
+    ScalableVectorType,
+    element_bytes,
+    int_constant,
+    memory_type,
+)
 
 #: Allocations of at most this many bytes, with a constant size, live on the
 #: stack (an ``alloca`` in the entry block); bigger or symbolic ones on the heap.
@@ -122,6 +132,32 @@ def _row_major(shape) -> list:
         strides.append(running if running is not None else IntImm(dim.dtype, 1))
         running = dim if running is None else tir_op.mul(running, dim)
     return strides[::-1]
+
+
+def _vscale_factor(expr) -> int | None:
+    """``c`` when ``expr`` is ``c * vscale()`` (factors in any order), else None."""
+    if isinstance(expr, Call) and expr.op == "tir.vscale":
+        return 1
+    if isinstance(expr, Mul):
+        for a, b in ((expr.a, expr.b), (expr.b, expr.a)):
+            if isinstance(a, IntImm):
+                inner = _vscale_factor(b)
+                return None if inner is None else a.value * inner
+    return None
+
+
+def _constant_count(extents) -> tuple[int, bool] | None:
+    """``(c, False)`` for ``c`` elements, ``(c, True)`` for ``c * vscale``; None if symbolic."""
+    count, per_vscale = 1, False
+    for e in extents:
+        if isinstance(e, IntImm):
+            count *= e.value
+            continue
+        factor = _vscale_factor(e)
+        if factor is None or per_vscale:
+            return None
+        count, per_vscale = count * factor, True
+    return count, per_vscale
 
 
 def _pow2_factor(value: int) -> int:
@@ -298,19 +334,32 @@ class MemoryCodegen:
 
     # ------------------------------------------------------------ allocations
 
+    # An allocation of a vscale-dependent size, constant apart from vscale (the
+    # vectorizer's per-lane copies and accumulators: `k * vscale()` elements, or
+    # elements of a scalable dtype), is one scalable alloca in the entry block:
+    #   %acc = alloca <vscale x (count) x T>, align 64
+    # Whole-vector loads and stores of it are promoted to registers by LLVM.
     def visit_allocate(self, op):
-        elem = memory_type(op.dtype)
-        size = element_bytes(op.dtype) * dt.lanes_of(op.dtype)
-        if all(isinstance(e, IntImm) for e in op.extents):
-            count = math.prod(e.value for e in op.extents)
-            if count * size <= STACK_LIMIT_BYTES:
-                ptr = self.entry_alloca(elem, max(count, 1), name=op.buffer_var.name)
+        size = element_bytes(op.dtype) * dt.lanes_of(op.dtype)  # bytes per element at vscale 1
+        scalable = dt.DataType(op.dtype).is_scalable
+        count = _constant_count(op.extents)
+        if count is not None and not (scalable and count[1]):
+            elements, per_vscale = count
+            elem, slots = memory_type(op.dtype), max(elements, 1)
+            if per_vscale or scalable:  # a <vscale x lanes x T> holding them all
+                lanes = elements * dt.lanes_of(op.dtype)
+                elem, slots = ScalableVectorType(memory_type(dt.element_of(op.dtype)), lanes), 1
+                size *= MAX_VSCALE
+            if elements * size <= STACK_LIMIT_BYTES:
+                ptr = self.entry_alloca(elem, slots, name=op.buffer_var.name)
                 with self.bound(op.buffer_var, ptr, align=ALLOC_ALIGN):
                     self.visit_stmt(op.body)
                 return
         count = tir_op.cast("int64", op.extents[0])
         for e in op.extents[1:]:  # in int64: a large allocation must not overflow int32
             count = tir_op.mul(count, tir_op.cast("int64", e))
+        if scalable:  # an element holds `lanes * vscale` lanes
+            count = tir_op.mul(count, tir_op.cast("int64", tir_op.vscale()))
         self._heap_allocate(op, count, size)
 
     # %p = call ptr @aligned_alloc(i64 64, i64 round_up(bytes, 64)) ; null -> return -1

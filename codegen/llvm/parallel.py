@@ -101,6 +101,7 @@ class ParallelCodegen:
         task.linkage = "internal"
         task.attributes.add("nounwind")
         task.attributes.add("noinline")  # the serial fallback call need not copy the loop
+        self.add_target_attributes(task)
         builder = Builder(task.append_basic_block("entry"))
         task_id, num_tasks, closure = task.args
         values = [builder.load(_field(builder, closure, struct_ty, k), typ=ty)
@@ -117,6 +118,7 @@ class ParallelCodegen:
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
         fn.attributes.add("alwaysinline")
+        self.add_target_attributes(fn)
         saved = (self.entry, self.builder, self.vars, self.aligns, self.noalias_vars,
                  self.in_parallel)
         self.vars, self.aligns, self.noalias_vars = {}, {}, set()

@@ -16,6 +16,9 @@ from tir import dtype as dt
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 VOID = ir.VoidType()
+#: The largest vscale SVE allows (2048-bit registers): bounds scalable stack allocations
+#: and is the upper end of the ``vscale_range`` function attribute.
+MAX_VSCALE = 16
 
 
 class ScalableVectorType(ir.VectorType):

@@ -86,7 +86,8 @@ def test_aarch64_sve_with_scalable_vectors():
     mod = codegen.build(func, target=AARCH64 + " -mattr=+sve")
     assert "<vscale x 4 x float>" in mod.get_source("ll")
     asm = mod.get_source("asm")
-    assert "ld1w" in asm and "z0.s" in asm
+    # ldr z: a whole-register load (vscale_range lets LLVM unroll the 4 iterations)
+    assert ("ld1w" in asm or "ldr\tz" in asm) and "z0.s" in asm
 
 
 def test_cross_compiled_module_cannot_be_called():

@@ -35,6 +35,13 @@ else the host) over the widest element the loop body loads or stores
 ``"tir.vector_length": VL`` (a positive power of two) chooses it instead, and
 then any extent other than ``VL`` is strip-mined.
 
+On an SVE target (``-mattr=+sve``) a loop to strip-mine becomes instead
+seed 000's vector-length-agnostic loop (``vla_loop``): vectors of
+``VL = vscale() * (128 // bits)`` lanes, every one predicated by its guard
+(``get_active_lane_mask``, SVE's ``whilelo``), so one loop serves every
+vector length and every trip count. A loop already of extent
+``k * vscale()`` is left to ``VectorizeLoop``.
+
 ``codegen.build``'s pipeline runs the pass before ``VectorizeLoop``; it does
 nothing under config ``tir.disable_vectorize`` (the serial build keeps the
 loop as written).
@@ -48,7 +55,7 @@ from typing import Any
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, IntImm, PrimExpr, Var
+from tir.expr import BufferLoad, IntImm, PrimExpr, Var, scalable_factor
 from tir.function import IRModule, PrimFunc
 from tir.functor import (
     StmtMutator,
@@ -63,7 +70,7 @@ from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
-from .target_scope import current_target
+from .target_scope import current_target, has_sve
 from .vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
 from .vectorize.remarks import NOT_VECTORIZED, VectorizeRemark
 
@@ -73,24 +80,36 @@ VECTOR_LENGTH = "tir.vector_length"
 #: Constant extents up to this many vectors (and multiples of VL) stay one vector.
 MAX_VECTORS = 4
 
+#: SVE vector registers are ``vscale`` times this many bits.
+SVE_GRANULE_BITS = 128
+
 
 class _StripMiner(StmtMutator):
     """Strip-mines the vectorized loops of a body for one target."""
 
-    def __init__(self, func_name: str, register_bits: int):
+    def __init__(self, func_name: str, register_bits: int, sve: bool = False):
         self.func_name = func_name
         self.register_bits = register_bits
+        #: The target has SVE: loops to strip-mine become vector-length-agnostic loops.
+        self.sve = sve
         self.analyzer = Analyzer()
 
     def visit_for(self, loop: For) -> Stmt:
         if loop.kind != ForKind.VECTORIZED:
             return self.generic_visit(loop)
+        if is_scalable_extent(loop.extent):
+            return loop  # already k * vscale() lanes: VectorizeLoop's to take
         vl, why = self._vector_length(loop)
         if _has_vectorized_loop(loop.body):
             return self._nest(loop, vl)
 
         if not self._needs_strip_mining(loop, vl):
             return loop
+        scalable = scalable_vector_length(loop) if self.sve else None
+        if scalable is not None:
+            vla, why = scalable
+            note = f"strip-mined by vscale x {scalable_factor(vla)} ({why}), predicated"
+            return vla_loop(loop, vla, note)
         return self._strip_mine(loop, vl, f"strip-mined by {vl} ({why})")
 
     def _nest(self, loop: For, vl: int) -> Stmt:
@@ -161,6 +180,54 @@ class _StripMiner(StmtMutator):
         annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
         return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
                    annotations)
+
+
+def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
+    """SVE's VL for ``loop``: ``vscale() * (128 // bits)`` for the widest element its body
+    loads or stores (float32: ``vscale() * 4``, one register whatever its length), and
+    the note for the remark; None where the loop keeps fixed vectors: a
+    ``tir.vector_length`` annotation (the user chose), or elements wider than 128 bits."""
+    if VECTOR_LENGTH in (loop.annotations or {}):
+        return None
+    bits, name = _widest_element(loop.body)
+    if bits > SVE_GRANULE_BITS:
+        return None
+    k = SVE_GRANULE_BITS // bits
+    return op.mul(op.vscale(), op.const(k, "int32")), f"SVE registers of vscale x 128 bits / {name}"
+
+
+def is_scalable_extent(extent: PrimExpr) -> bool:
+    """Whether ``extent`` is ``k * vscale()`` (a loop over one scalable vector)."""
+    return not isinstance(extent, IntImm) and scalable_factor(extent) is not None
+
+
+def vla_loop(loop: For, vl: PrimExpr, note: str, lane: Var | None = None) -> Stmt:
+    """``loop`` as seed 000's vector-length-agnostic loop: every vector predicated::
+
+        for i_outer in range(ceildiv(n, VL)):
+            for i in vectorized(VL):                 # VL = vscale() * k
+                if i_outer * VL + i < n:             # -> get_active_lane_mask
+                    body(min + i_outer * VL + i)
+
+    One loop for any vector length and any ``n``: no tail loop, no fixed width.
+    ``lane``, if given, is the var of the inner loop (``loop.body`` may use it).
+    """
+    var, dtype = loop.loop_var, loop.loop_var.dtype
+    width = vl if dtype == vl.dtype else op.cast(dtype, vl)
+    count = loop.extent
+    if not Analyzer().can_prove(op.greater_equal(count, op.const(0, dtype))):
+        count = op.max(count, op.const(0, dtype))  # a negative extent runs no iteration
+    outer = Var(f"{var.name}_outer", dtype)
+    inner = Var(var.name, dtype) if lane is None else lane
+    done = op.add(op.mul(outer, width), inner)
+    guard = op.less(done, count)
+    body = IfThenElse(guard, substitute(loop.body, {var: op.add(loop.min, done)}))
+    keep = {k: v for k, v in (loop.annotations or {}).items() if k != VECTOR_LENGTH}
+    vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED, body,
+                 {**keep, STRIP_MINED: note, PREDICATE_TAIL: True})
+    # ceildiv without the overflow of n + VL - 1; (0 - 1) // VL + 1 = 0
+    steps = op.add(op.floordiv(op.sub(count, op.const(1, dtype)), width), op.const(1, dtype))
+    return For(outer, op.const(0, dtype), steps, ForKind.SERIAL, vector)
 
 
 def vector_length(loop: For, register_bits: int, func_name: str = "main") -> tuple[int, str]:
@@ -268,7 +335,8 @@ def register_bits(func: PrimFunc) -> int:
 
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:
     """``func`` with its vectorized loops strip-mined (see the module docstring)."""
-    body = _StripMiner(name, register_bits(func))(func.body)
+    sve = has_sve(func.attrs.get("target", current_target()))
+    body = _StripMiner(name, register_bits(func), sve)(func.body)
     return func if body is func.body else func.with_body(body)
 
 

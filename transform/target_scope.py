@@ -11,6 +11,7 @@ then ``current_target()``.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 _local = threading.local()
 
@@ -37,4 +38,21 @@ def pop_target() -> None:
     _stack().pop()
 
 
-__all__ = ["current_target", "pop_target", "push_target"]
+def has_sve(target: Any) -> bool:
+    """Whether a target (string or ``codegen.Target``) turns on SVE (``-mattr=+sve``,
+    ``+sve2``, ...): scalable vectors are then allowed, as in TVM's ``TargetHasVLA``."""
+    if target is None:
+        return False
+    mattr = getattr(target, "mattr", None)
+    features = mattr if mattr is not None else _mattr_of(str(target))
+    return any(f.startswith("+sve") for f in features)
+
+
+def _mattr_of(text: str) -> tuple[str, ...]:
+    for token in text.split():
+        if token.startswith("-mattr="):
+            return tuple(token[len("-mattr="):].split(","))
+    return ()
+
+
+__all__ = ["current_target", "has_sve", "pop_target", "push_target"]

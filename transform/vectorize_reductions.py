@@ -71,7 +71,20 @@ from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
 from tir.buffer import decl_buffer
-from tir.expr import EQ, NE, And, BufferLoad, Call, IntImm, Max, Min, PrimExpr, Select, Var
+from tir.expr import (
+    EQ,
+    NE,
+    And,
+    BufferLoad,
+    Call,
+    IntImm,
+    Max,
+    Min,
+    PrimExpr,
+    Select,
+    Var,
+    scalable_factor,
+)
 from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
@@ -81,7 +94,15 @@ from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, S
 from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
-from .strip_mine import VECTOR_LENGTH, register_bits, vector_length
+from .strip_mine import (
+    VECTOR_LENGTH,
+    is_scalable_extent,
+    register_bits,
+    scalable_vector_length,
+    vector_length,
+    vla_loop,
+)
+from .target_scope import current_target, has_sve
 from .vectorize.loop_vectorizer import STRIP_MINED
 from .vectorize.reduction import (
     FirstMatch,
@@ -104,10 +125,12 @@ ORDERED = "tir.vectorize.ordered_reductions"
 class _ReductionRewriter(StmtMutator):
     """Rewrites the reductions of the vectorized loops below a statement."""
 
-    def __init__(self, func_name: str, register_bits: int, ordered: bool):
+    def __init__(self, func_name: str, register_bits: int, ordered: bool, sve: bool = False):
         self.func_name = func_name
         self.register_bits = register_bits
         self.ordered = ordered
+        #: The target has SVE: reductions accumulate in scalable vectors (``_ScalablePlan``).
+        self.sve = sve
         self.analyzer = Analyzer()
 
     def visit_for(self, loop: For) -> Stmt:
@@ -122,6 +145,13 @@ class _ReductionRewriter(StmtMutator):
             self._remark(loop, vl, NOT_A_REDUCTION, why_not)
         if refused or not (reductions or search):
             return loop
+        if is_scalable_extent(loop.extent):
+            return loop  # already k * vscale() lanes: no accumulator plan for it
+        scalable = self._scalable(loop, reductions, search)
+        if scalable is not None:
+            plan = _ScalablePlan(loop, reductions, scalable[0])
+            self._remark(loop, f"vscale x {plan.factor}", VECTORIZED, plan.reason(scalable[1]))
+            return plan.rewrite()
         count = loop.extent
         if not self.analyzer.can_prove(op.greater_equal(count, op.const(0, count.dtype))):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing
@@ -137,6 +167,15 @@ class _ReductionRewriter(StmtMutator):
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
         return plan.ordered() if ordered else plan.reassociated()
 
+    def _scalable(self, loop: For, reductions: list, search) -> tuple[PrimExpr, str] | None:
+        """SVE's VL and its note where the loop's reductions accumulate in scalable vectors:
+        an SVE target, no search, no float sum kept in serial order."""
+        if not self.sve or search is not None:
+            return None
+        if self.ordered and any(r.is_float for r in reductions):
+            return None
+        return scalable_vector_length(loop)
+
     def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
         """K: independent accumulators to hide the latency of one OP, at most what n fills."""
         # Float min/max too: IEEE maximum/minimum is a chain of ~5 dependent ops on x86
@@ -150,7 +189,7 @@ class _ReductionRewriter(StmtMutator):
         """``k``, but no more accumulators than a constant trip count fills."""
         return max(1, min(k, count.value // vl)) if isinstance(count, IntImm) else k
 
-    def _remark(self, loop: For, vl: int, outcome: str, reason: str) -> None:
+    def _remark(self, loop: For, vl: int | str, outcome: str, reason: str) -> None:
         emit_remark(ReductionRemark(self.func_name, loop.loop_var.name, vl, outcome, reason))
 
 
@@ -436,6 +475,64 @@ class _FirstMatchPlan(_Plan):
                 "the smallest stored after the loop")
 
 
+class _ScalablePlan:
+    """The rewrite of one loop with its reductions for SVE: one accumulator of VL lanes,
+    ``VL = vscale() * k``, updated under a lane mask in a vector-length-agnostic loop::
+
+        allocate S_acc[VL] (local)
+        S_acc[Ramp(0, 1, VL)] = Broadcast(identity, VL)
+        for i_outer in range(ceildiv(n, VL)):
+            for i in vectorized(VL):
+                if i_outer * VL + i < n:           # -> get_active_lane_mask
+                    S_acc[i] = S_acc[i] OP f(i_outer * VL + i)
+        S[c] = S[c] OP vector_reduce_OP(S_acc[Ramp(0, 1, VL)])
+
+    A masked-off lane keeps its value, so lanes past ``n`` hold the identity.
+    """
+
+    def __init__(self, loop: For, reductions: list[Reduction], vl: PrimExpr):
+        self.loop, self.reductions, self.vl = loop, reductions, vl
+        self.factor = scalable_factor(vl)
+
+    def reason(self, why: str) -> str:
+        kinds = ", ".join(f"{_load(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
+                          for r in self.reductions)
+        text = (f"reduction {kinds}: an accumulator of vscale x {self.factor} lanes ({why}), "
+                "updated under a lane mask, one horizontal reduction after the loop")
+        if any(r.is_float for r in self.reductions):
+            text += (f"; float sum or product reassociated: results may differ from the serial "
+                     f"order in rounding (config {ORDERED} keeps it)")
+        return text
+
+    def rewrite(self) -> Stmt:
+        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, self.vl)
+                for r in self.reductions}
+        lanes = Ramp(op.const(0, "int32"), 1, self.vl)
+
+        def update(r: Reduction, j: Var) -> Stmt:
+            acc, index = accs[id(r)], [_int32(j)]
+            return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
+
+        lane = Var(self.loop.loop_var.name, self.loop.loop_var.dtype)  # the inner loop's var
+        body = _Replace({id(r.store): update(r, lane) for r in self.reductions})(self.loop.body)
+        loop = vla_loop(replace(self.loop, body=body), self.vl,
+                        f"reduction of {_names(self.reductions)}, vscale x {self.factor} lanes",
+                        lane)
+        inits = [BufferStore(accs[id(r)], Broadcast(r.identity(), self.vl), [lanes])
+                 for r in self.reductions]
+        folds = []
+        for r in self.reductions:
+            name = f"tir.vector_reduce_{r.kind}" + ("_reassoc" if r.is_float else "")
+            total = Call(r.dtype, name, [BufferLoad(accs[id(r)], [lanes])])
+            own = BufferLoad(r.store.buffer, list(r.store.indices))
+            folds.append(BufferStore(r.store.buffer, r.combine(own, total),
+                                     list(r.store.indices)))
+        result: Stmt = SeqStmt.flatten([*inits, loop, *folds])
+        for acc in accs.values():
+            result = _allocate(acc, result)
+        return result
+
+
 def _tree(node_class, xs: list) -> PrimExpr:
     """``xs`` combined pairwise by ``node_class`` (a balanced tree)."""
     while len(xs) > 1:
@@ -459,7 +556,7 @@ class _Replace(StmtMutator):
         return new if new is not None else super().visit_stmt(stmt)
 
 
-def _local(name: str, dtype: str, size: int):
+def _local(name: str, dtype: str, size: int | PrimExpr):
     data = Var(name, "handle", type_annotation=dtype)
     return decl_buffer((size,), dtype, name, data=data, scope="local")
 
@@ -501,7 +598,8 @@ def _reason(plan: _Plan, why: str, ordered: bool) -> str:
 
 def vectorize_reductions(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
     """``func`` with the reductions of its vectorized loops rewritten (see the module doc)."""
-    body = _ReductionRewriter(name, register_bits(func), ordered)(func.body)
+    sve = has_sve(func.attrs.get("target", current_target()))
+    body = _ReductionRewriter(name, register_bits(func), ordered, sve)(func.body)
     return func if body is func.body else func.with_body(body)
 
 

@@ -329,16 +329,3 @@ def test_vectorize_error_names_loop_and_reason():
     assert isinstance(err, ValueError)
     assert (err.func_name, err.loop_var, err.reason) == ("f", "k", "extent 0 is below 1")
     assert str(err) == "f: cannot vectorize loop k: extent 0 is below 1"
-
-
-def test_scalable_extent_on_sve_target_is_not_supported_yet():
-    func = _loop_with_extent(4 * tir.vscale()).with_attr("target", "llvm -mattr=+sve")
-    with pytest.raises(transform.VectorizeError, match="not supported by the vectorizer yet"):
-        vectorize(func)
-
-
-def test_scalable_extent_under_target_attr_stmt():
-    func = _loop_with_extent(4 * tir.vscale())
-    func = func.with_body(tir.AttrStmt("llvm -mattr=+sve", "target", 0, func.body))
-    with pytest.raises(transform.VectorizeError, match="not supported by the vectorizer yet"):
-        vectorize(func)

@@ -76,7 +76,10 @@ def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine |
             return None
         return _combine(a, b, 1 if isinstance(e, Add) else -1)
     if isinstance(e, Mul):
-        return _scaled(e, loop_vars, bound)
+        scaled = _scaled(e, loop_vars, bound)
+        if scaled is None and lanes(e) == 1 and not _mentions(e, loop_vars):
+            return Affine({}, (), e)  # a product of invariants, such as i * (vscale() * 4)
+        return scaled
     if isinstance(e, Ramp):
         return _ramp(e, loop_vars, bound)
     if isinstance(e, Broadcast):

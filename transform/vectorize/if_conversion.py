@@ -130,7 +130,7 @@ def _impure_call(call: Call) -> str:
 
 def _is_vector_access(node) -> bool:
     dtype = node.dtype if isinstance(node, BufferLoad) else node.value.dtype
-    return dt.lanes_of(dtype) != 1
+    return dt.DataType(dtype).is_vector
 
 
 def is_in_bounds(load: BufferLoad, analyzer: Analyzer) -> bool:

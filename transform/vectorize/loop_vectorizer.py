@@ -11,11 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from tir.arith import Analyzer
-from tir.expr import Call, IntImm
+from tir.arith.const_int_bound import MAX_VSCALE
+from tir.expr import Call, IntImm, scalable_factor
 from tir.functor import StmtMutator, post_order_visit, substitute
 from tir.node import replace
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
+from ..target_scope import has_sve
+from .lanes import MixedLanesError, ScalableLanes
 from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
 from .predicate import scalar_predicates_to_branches
 from .remarks import (
@@ -85,7 +88,10 @@ class LoopVectorizer(StmtMutator):
         tail = bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
                                 self._predicates() or tail, tail, self.any_dim)
-        result = vectorizer.vectorize(body)
+        try:
+            result = vectorizer.vectorize(body)
+        except MixedLanesError as err:
+            raise VectorizeError(loop.loop_var.name, str(err)) from None
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]
                  if r.outcome not in (SCALARIZED, NOT_VECTORIZED)]
@@ -100,13 +106,19 @@ class LoopVectorizer(StmtMutator):
 
     def _predicates(self) -> bool:
         """Whether tail guards become lane masks: the config, else whether the target has SVE."""
-        return _has_sve(self.target) if self.predicate is None else self.predicate
+        return has_sve(self.target) if self.predicate is None else self.predicate
 
-    def _legality(self, loop: For, lanes: int, body: Stmt) -> Legality:
+    def _legality(self, loop: For, lanes: int | ScalableLanes, body: Stmt) -> Legality:
         """The dependence analysis of ``loop`` (with its inner vectorized loops rewritten),
-        unless the loop carries the user's promise that its iterations are independent."""
+        unless the loop carries the user's promise that its iterations are independent.
+
+        A scalable loop is checked for its most lanes (``k * MAX_VSCALE``, SVE's
+        2048 bits): a dependence legal for every vector length the code may meet.
+        """
         if _assumes_independence(loop):
             return Legality()
+        if isinstance(lanes, ScalableLanes):
+            lanes = lanes.factor * MAX_VSCALE
         return analyze_loop(loop.loop_var, lanes, loop.min, body, self.analyzer)
 
     def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
@@ -118,25 +130,33 @@ class LoopVectorizer(StmtMutator):
         finally:
             self.target = outer
 
-    def _lanes(self, loop: For) -> int:
-        """The lane count of a vectorized loop, or a VectorizeError saying why there is none."""
+    def _lanes(self, loop: For) -> int | ScalableLanes:
+        """The lane count of a vectorized loop, or a VectorizeError saying why there is none.
+
+        ``k * vscale()`` is ``ScalableLanes(k)`` on an SVE target (TVM's rule).
+        """
         name, extent = loop.loop_var.name, loop.extent
         if isinstance(extent, IntImm):
             if extent.value < 1:
                 raise VectorizeError(name, f"extent {extent.value} is below 1")
             return extent.value
         if _contains_vscale(extent):
-            raise VectorizeError(name, _scalable_reason(extent, self.target))
+            factor = scalable_factor(extent)
+            if factor is None or factor < 1 or not has_sve(self.target):
+                raise VectorizeError(name, _scalable_reason(extent, self.target))
+            return ScalableLanes(factor)
         raise VectorizeError(
             name, f"extent {extent} is not a constant; a vectorized loop needs a constant "
             "extent (split the loop by a constant factor and vectorize the inner part)"
         )
 
-    def _remark(self, loop: For, lanes: int, outcome: str, reason: str) -> VectorizeRemark:
+    def _remark(self, loop: For, lanes: int | ScalableLanes, outcome: str,
+                reason: str) -> VectorizeRemark:
         note = _annotation(loop, STRIP_MINED)
         if note:
             reason = f"{note}; {reason}" if reason else str(note)
-        return VectorizeRemark(self.func_name, loop.loop_var.name, lanes, outcome, reason)
+        count = lanes if isinstance(lanes, int) else str(lanes)  # "vscale x 4"
+        return VectorizeRemark(self.func_name, loop.loop_var.name, count, outcome, reason)
 
 
 def _annotation(loop: For, key: str) -> Any:
@@ -167,15 +187,12 @@ def _contains_vscale(e: Any) -> bool:
     return bool(found)
 
 
-def _has_sve(target: Any) -> bool:
-    return target is not None and "+sve" in str(getattr(target, "mattr", "") or target)
-
-
 def _scalable_reason(extent: Any, target: Any) -> str:
-    if not _has_sve(target):
-        return (f"extent {extent} is scalable; scalable vectors need an SVE target "
-                f"(target is {target if target is not None else 'not set'})")
-    return f"extent {extent} is scalable; scalable vectors are not supported by the vectorizer yet"
+    """TVM's message, and what would make the loop vectorizable."""
+    failed = f"Failed to vectorize loop with extent {extent} for target {target}"
+    if not has_sve(target):
+        return f"{failed}: scalable vectors need an SVE target (-mattr=+sve)"
+    return f"{failed}: a scalable extent must be k * vscale() with a constant k >= 1"
 
 
 __all__ = ["PREDICATE_TAIL", "STRIP_MINED", "LoopVectorizer"]

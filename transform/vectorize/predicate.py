@@ -46,6 +46,8 @@ from tir.node import replace
 from tir.stmt import BufferStore, IfThenElse, Stmt
 from tir.structural import structural_equal
 
+from .lanes import ScalableLanes, lanes, lanes_arg, with_lanes
+
 _INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
 
 
@@ -55,23 +57,23 @@ class LaneGuard:
 
     base: PrimExpr
     limit: PrimExpr
-    lanes: int
+    lanes: int | ScalableLanes
 
     def mask(self) -> Call:
         """The lane mask the guard stands for: lane ``k`` is ``base + k < limit``."""
-        return op.get_active_lane_mask(f"uint1x{self.lanes}", self.base, self.limit)
+        return op.get_active_lane_mask(with_lanes("bool", self.lanes), self.base, self.limit)
 
 
-def lane_guard(cond: PrimExpr, lanes: int) -> LaneGuard | None:
+def lane_guard(cond: PrimExpr, lanes_: int | ScalableLanes) -> LaneGuard | None:
     """The guard ``cond`` (a vectorized condition) is, or None if it is no such guard."""
     if not isinstance(cond, LT):
         return None
     ramp, limit = cond.a, cond.b
     if not (isinstance(ramp, Ramp) and isinstance(limit, Broadcast)):
         return None
-    if not _is_one(ramp.stride) or ramp.lanes != lanes or limit.lanes != lanes:
+    if not _is_one(ramp.stride) or lanes(ramp) != lanes_ or lanes(limit) != lanes_:
         return None
-    return LaneGuard(ramp.base, limit.value, lanes)
+    return LaneGuard(ramp.base, limit.value, lanes_)
 
 
 def why_not_predicable(branch: Stmt, guard: LaneGuard,
@@ -99,7 +101,7 @@ def why_not_predicable(branch: Stmt, guard: LaneGuard,
         elif isinstance(node, (BufferLoad, BufferStore)):
             problems.append(_access_problem(node, guard, in_bounds is not None))
         elif (isinstance(node, _INT_DIVISIONS) and _divides_by_variable(node)
-              and (in_bounds is None or dt.lanes_of(node.dtype) not in (1, guard.lanes))):
+              and (in_bounds is None or lanes(node) not in (1, guard.lanes))):
             problems.append(f"an integer division by {node.b} would run in masked-off lanes")
 
     post_order_visit(branch, check)
@@ -124,7 +126,7 @@ class _Predicate(StmtExprMutator):
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
         node = self.generic_visit(node)
-        if dt.lanes_of(node.dtype) == 1:
+        if lanes(node) == 1:
             if self.in_bounds is not None and self.in_bounds(node):
                 return node
             return replace(node, predicate=_and(self.any_lane, node.predicate))
@@ -139,10 +141,10 @@ class _Predicate(StmtExprMutator):
         node = self.generic_visit(node)
         if self.in_bounds is None or not _divides_by_variable(node):
             return node
-        lanes = dt.lanes_of(node.dtype)
-        on = self.any_lane if lanes == 1 else self.mask  # why_not_predicable checked lanes
-        one = op.const(1, node.b.dtype) if lanes == 1 else Broadcast(
-            op.const(1, dt.element_of(node.b.dtype)), lanes)
+        count = lanes(node)
+        on = self.any_lane if count == 1 else self.mask  # why_not_predicable checked lanes
+        one = op.const(1, node.b.dtype) if count == 1 else Broadcast(
+            op.const(1, dt.element_of(node.b.dtype)), lanes_arg(count))
         return replace(node, b=Select(on, node.b, one))
 
     visit_div = visit_mod = visit_floor_div = visit_floor_mod = _division
@@ -181,24 +183,24 @@ class _ScalarPredicates(StmtExprMutator):
 
 
 def _one_lane(predicate: PrimExpr | None) -> bool:
-    return predicate is not None and dt.lanes_of(predicate.dtype) == 1
+    return predicate is not None and lanes(predicate) == 1
 
 
 def _access_problem(node, guard: LaneGuard, any_index: bool) -> str | None:
     what = "load from" if isinstance(node, BufferLoad) else "store to"
     name = node.buffer.name
-    lanes = dt.lanes_of(node.dtype if isinstance(node, BufferLoad) else node.value.dtype)
+    count = lanes(node if isinstance(node, BufferLoad) else node.value)
     if node.predicate is not None or any_index:  # the exact mask suits any per-lane access
-        return None if lanes == guard.lanes else f"the {what} {name} is not one per lane"
+        return None if count == guard.lanes else f"the {what} {name} is not one per lane"
     index = node.indices[-1] if len(node.indices) == 1 else None
-    if not (isinstance(index, Ramp) and _is_one(index.stride) and index.lanes == guard.lanes
+    if not (isinstance(index, Ramp) and _is_one(index.stride) and lanes(index) == guard.lanes
             and structural_equal(index.base, guard.base)):
         return f"the {what} {name} is not at the guarded elements {guard.base} + lane"
     return None
 
 
 def _uniform(node: BufferLoad) -> bool:
-    return dt.lanes_of(node.dtype) == 1
+    return lanes(node) == 1
 
 
 def _and(a: PrimExpr, b: PrimExpr | None) -> PrimExpr:

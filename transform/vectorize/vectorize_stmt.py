@@ -37,7 +37,7 @@ from tir.stmt import (
 )
 
 from .if_conversion import is_in_bounds
-from .lanes import chunk, lanes
+from .lanes import ScalableLanes, chunk, lanes, lanes_arg
 from .predicate import lane_guard, predicate_accesses, why_not_predicable
 from .remarks import VectorizeError
 from .vectorizer import ExprVectorizer, NeedScalarize
@@ -46,7 +46,8 @@ from .vectorizer import ExprVectorizer, NeedScalarize
 class Vectorizer(ExprVectorizer):
     """Rewrites the body of one vectorized loop; records what it had to scalarize."""
 
-    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None, analyzer=None,
+    def __init__(self, var: Var, lanes_: int | ScalableLanes, min_: PrimExpr | None = None,
+                 analyzer=None,
                  keep_serial: dict | None = None, predicate: bool = False, tail: bool = False,
                  any_dim: bool = False):
         super().__init__(var, lanes_, min_, analyzer, any_dim)
@@ -112,7 +113,8 @@ class Vectorizer(ExprVectorizer):
         self._scalarize_count += 1
         index = Var(f"{self.var.name}_s", self.var.dtype)
         body = substitute(stmt, {self.var: index})
-        return For(index, self.min, op.const(self.lanes, self.var.dtype), ForKind.SERIAL, body)
+        extent = op.cast(self.var.dtype, lanes_arg(self.lanes))
+        return For(index, self.min, extent, ForKind.SERIAL, body)
 
     def _uses_widened_let(self, stmt: Stmt) -> bool:
         if not self.let_map:
@@ -162,6 +164,9 @@ class Vectorizer(ExprVectorizer):
         if _reads(node.value, node.buffer):
             raise NeedScalarize(f"every iteration stores to the same element of "
                                 f"{node.buffer.name} and reads {node.buffer.name}")
+        if self.scalable:
+            raise NeedScalarize(f"every iteration stores to the same element of "
+                                f"{node.buffer.name}: the last of a scalable number of lanes")
         n = lanes(node.value)
         last = chunk(self.wide(value, n), self.lanes - 1, n)
         return BufferStore(node.buffer, last, indices)
@@ -255,6 +260,9 @@ class Vectorizer(ExprVectorizer):
                 self.widened(new, old) for new, old in zip(extents, node.extents)):
             raise NeedScalarize(f"the size of allocation {node.buffer_var.name} depends on "
                                 f"{self.var.name}")
+        if self.scalable:
+            raise NeedScalarize(f"a copy of allocation {node.buffer_var.name} per lane needs "
+                                "a fixed number of lanes")
         last = op.mul(extents[-1], op.const(self.lanes, extents[-1].dtype))
         extents = extents[:-1] + [last]
         lane = op.sub(self.var, self.min)

@@ -67,8 +67,28 @@ from tir.functor import StmtExprMutator, post_order_visit
 from tir.intrin import is_elementwise, is_pure
 
 from .if_conversion import divisor_needs_guard, is_in_bounds
-from .lanes import concat, lane_of, lanes, repeat_each, replicate
+from .lanes import (
+    SCALABLE_FROM_VECTORS,
+    VECTORS_OF_SCALABLE,
+    MixedLanesError,
+    ScalableLanes,
+    concat,
+    lane_of,
+    lanes,
+    lanes_arg,
+    repeat_each,
+    replicate,
+    with_lanes,
+)
 from .remarks import VectorizeError
+
+
+#: TVM's message for an access to a buffer of scalable vector elements that would widen.
+SCALABLE_BUFFER = "Vectorizing over scalable buffer elements is not supported in vectorizer."
+
+
+#: A Shuffle picks lanes by constant index: none can be written for a scalable vector.
+SHUFFLE_SCALABLE = "a Shuffle of scalable vectors (lanes of unknown count) is not supported."
 
 
 class NeedScalarize(Exception):
@@ -82,7 +102,7 @@ class NeedScalarize(Exception):
 class ExprVectorizer(StmtExprMutator):
     """Rewrites expressions over the loop var ``var`` into ``lanes``-wide vector expressions."""
 
-    def __init__(self, var: Var, lanes_: int, min_: PrimExpr | None = None,
+    def __init__(self, var: Var, lanes_: int | ScalableLanes, min_: PrimExpr | None = None,
                  analyzer: Analyzer | None = None, any_dim: bool = False):
         self.var = var
         #: Whether any index of an access may widen, and if_then_else may mask its loads.
@@ -93,8 +113,10 @@ class ExprVectorizer(StmtExprMutator):
         #: One note per if_then_else whose branches became masked (padded reads).
         self.masked_reads: list[str] = []
         self.lanes = lanes_
+        #: A loop of extent ``k * vscale()``: only scalars widen (see lanes.py).
+        self.scalable = isinstance(lanes_, ScalableLanes)
         self.min = op.const(0, var.dtype) if min_ is None else min_
-        self.ramp = Ramp(self.min, op.const(1, var.dtype), lanes_)
+        self.ramp = Ramp(self.min, op.const(1, var.dtype), lanes_arg(lanes_))
         self.analyzer = analyzer or Analyzer()
         #: id(var) -> the vector var that replaces a let-bound var whose value was widened.
         self.let_map: dict[int, Var] = {}
@@ -106,22 +128,34 @@ class ExprVectorizer(StmtExprMutator):
         """Whether ``new`` (the rewrite of ``old``) depends on the loop var."""
         return lanes(new) != lanes(old)
 
-    def wide(self, new: PrimExpr, old_lanes: int) -> PrimExpr:
+    def times(self, n: int | ScalableLanes) -> int | ScalableLanes:
+        """The lanes of a widened value that had ``n`` lanes per iteration (``L * n``).
+
+        Fixed and scalable vectors do not mix: a scalable loop widens scalars only,
+        a fixed loop does not widen scalable vectors (``MixedLanesError``, TVM's errors).
+        """
+        if isinstance(n, ScalableLanes) or self.scalable and n != 1:
+            raise MixedLanesError(SCALABLE_FROM_VECTORS if self.scalable else VECTORS_OF_SCALABLE)
+        return self.lanes if n == 1 else self.lanes * n
+
+    def wide(self, new: PrimExpr, old_lanes: int | ScalableLanes) -> PrimExpr:
         """``new`` with ``lanes * old_lanes`` lanes: replicated if it was not widened."""
-        if lanes(new) == self.lanes * old_lanes:
+        total = self.times(old_lanes)
+        if lanes(new) == total:
             return new
         return replicate(new, self.lanes)
 
     def spread(self, new: PrimExpr, old: PrimExpr, n: int) -> PrimExpr:
         """A one-lane-per-iteration value used where each iteration has ``n`` lanes."""
+        total = self.times(n)
         if self.widened(new, old):
             return repeat_each(new, n)
-        return replicate(new, self.lanes * n)
+        return replicate(new, total)
 
     def fixed_lanes(self, node: Ramp | Broadcast) -> int:
-        """The lane count of a ramp or broadcast that must widen; scalable ones cannot yet."""
-        if not isinstance(node.lanes, int):
-            raise NeedScalarize(f"a scalable vector depends on {self.var.name}")
+        """The lane count of a ramp or broadcast that must widen (never a scalable one)."""
+        if self.scalable or not isinstance(node.lanes, int):
+            raise MixedLanesError(SCALABLE_FROM_VECTORS if self.scalable else VECTORS_OF_SCALABLE)
         return node.lanes
 
     # ------------------------------------------------------------ leaves
@@ -241,6 +275,8 @@ class ExprVectorizer(StmtExprMutator):
             if mod:
                 return Broadcast(self.analyzer.simplify(rem(a.base, c)), a.lanes)
             return Ramp(self.analyzer.simplify(quot(a.base, c)), s.value // c.value, a.lanes)
+        if not isinstance(a.lanes, int):
+            return None  # how far the lanes reach is only known at run time
         residue = self.analyzer.modular_set(a.base)
         if residue.coeff % c.value != 0:
             return None
@@ -322,7 +358,7 @@ class ExprVectorizer(StmtExprMutator):
         value = self.visit_expr(node.value)
         if value is node.value:
             return node
-        return Cast(dt.with_lanes(dt.element_of(node.dtype), lanes(value)), value)
+        return Cast(with_lanes(node.dtype, lanes(value)), value)
 
     def visit_ramp(self, node: Ramp) -> PrimExpr:
         """A ramp inside the loop (from an inner vectorized loop): one ramp per iteration.
@@ -362,6 +398,9 @@ class ExprVectorizer(StmtExprMutator):
         if not any(self.widened(new, old) for new, old in zip(vectors, node.vectors)):
             return Shuffle(vectors, node.indices)
         sizes = [lanes(v) for v in node.vectors]
+        if self.scalable or any(isinstance(size, ScalableLanes) for size in sizes):
+            # lane indices of a vscale-long vector are not known when compiling
+            raise MixedLanesError(SHUFFLE_SCALABLE)
         starts = [sum(sizes[:i]) for i in range(len(sizes))]
         owner = []  # for each old concatenated lane: (vector start, vector size)
         for start, size in zip(starts, sizes):
@@ -424,7 +463,7 @@ class ExprVectorizer(StmtExprMutator):
         if not (self.widened(t, node.args[1]) or self.widened(f, node.args[2])):
             return Call(node.dtype, node.op, [cond, t, f])
         n = lanes(node)
-        dtype = dt.with_lanes(node.dtype, n * self.lanes)
+        dtype = with_lanes(node.dtype, self.times(n))
         return Call(dtype, node.op, [cond, self.wide(t, n), self.wide(f, n)])
 
     def _masked_if_then_else(self, node: Call, cond: PrimExpr) -> PrimExpr:
@@ -460,7 +499,7 @@ class ExprVectorizer(StmtExprMutator):
         if not any(self.widened(new, old) for new, old in zip(args, node.args)):
             return Call(node.dtype, node.op, args)
         args = [self.wide(new, lanes(old)) for new, old in zip(args, node.args)]
-        return Call(dt.with_lanes(node.dtype, lanes(node) * self.lanes), node.op, args)
+        return Call(with_lanes(node.dtype, self.times(lanes(node))), node.op, args)
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
         """A load whose indices became vectors loads that many lanes (the last index only,
@@ -517,6 +556,11 @@ class ExprVectorizer(StmtExprMutator):
                                      f"{buffer.name} depend on the loop var")
             self._buffers_checked.add(id(buffer))
         widened = [self.widened(n_, o_) for n_, o_ in zip(new, old)]
+        if any(widened) and dt.DataType(buffer.dtype).is_scalable:
+            raise MixedLanesError(SCALABLE_BUFFER)
+        if any(widened):
+            for o_ in old:
+                self.times(lanes(o_))  # a scalable index does not widen further
         if any(widened[:-1]) and (not self.any_dim or dt.lanes_of(buffer.dtype) > 1):
             # (vector elements in several rows would be a gather of vectors: codegen has none)
             raise NeedScalarize(

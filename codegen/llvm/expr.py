@@ -18,7 +18,7 @@ from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
 
 from .shuffle_tree import shuffle_tree
-from .types import I32, ScalableVectorType, int_constant, ir_type
+from .types import I32, ScalableVectorType, Splat, int_constant, ir_type
 
 #: (node class) -> (builder method for signed/unsigned ints, for floats)
 _ARITH = {
@@ -43,6 +43,8 @@ def zero(ty: ir.Type) -> ir.Constant:
 
 def splat_constant(ty: ir.Type, value: float) -> ir.Constant:
     """A constant of ``ty`` with ``value`` in every lane."""
+    if isinstance(ty, ScalableVectorType):
+        return ir.Constant(ty, Splat(_scalar_constant(ty.element, value)))
     if isinstance(ty, ir.VectorType):
         return ir.Constant(ty, [_scalar_constant(ty.element, value)] * ty.count)
     return _scalar_constant(ty, value)

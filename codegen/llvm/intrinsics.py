@@ -27,6 +27,12 @@ LLVM_MATH = {
 }
 #: TIR op -> libm function (float64 name; float32 adds "f"), called lane by lane.
 LIBM = {"tir.erf": "erf", "tir.log1p": "log1p"}
+#: LLVM intrinsics the AArch64 backend cannot expand on scalable vectors (it aborts the
+#: process, "Possible incorrect use of EVT::getVectorNumElements()"): the libm function
+#: lane by lane instead.
+SCALABLE_AS_LIBM = {"llvm.sin": "sin", "llvm.cos": "cos", "llvm.tan": "tan", "llvm.tanh": "tanh",
+                    "llvm.pow": "pow", "llvm.exp10": "exp10", "llvm.log2": "log2",
+                    "llvm.log10": "log10"}
 
 
 class IntrinsicCodegen:
@@ -64,12 +70,16 @@ class IntrinsicCodegen:
         """Run ``emit(args)`` in float32 when ``dtype`` is float16 (half math is not native)."""
         if dt.element_of(dtype) != "float16":
             return emit(args)
-        wide = dt.with_lanes("float32", dt.lanes_of(dtype)) if dt.lanes_of(dtype) > 1 else "float32"
+        t = dt.DataType(dtype)
+        wide = str(dt.DataType(t.type_code, 32, t.lanes, t.is_scalable))  # same lanes, float
         out = emit([self.cast(dtype, wide, a) for a in args])
         return self.cast(wide, dtype, out)
 
     def math(self, op, name: str):
         args = [self.visit_expr(a) for a in op.args]
+        if dt.DataType(op.dtype).is_scalable and name in SCALABLE_AS_LIBM:
+            return self._in_float(op.dtype, args,
+                                  lambda xs: self._lanewise(SCALABLE_AS_LIBM[name], xs))
         return self._in_float(op.dtype, args, lambda xs: self.call_float_intrinsic(name, xs))
 
     def libm(self, op, name: str):
@@ -83,12 +93,36 @@ class IntrinsicCodegen:
         fn = declare(self.module, name + suffix, element, [element] * len(args))
         if not isinstance(ty, ir.VectorType):
             return self.builder.call(fn, args)
+        if isinstance(ty, ScalableVectorType):
+            return self._scalable_lanewise(fn, args)
         out = ir.Constant(ty, ir.Undefined)
         for lane in range(ty.count):
             k = ir.Constant(I32, lane)
             lane_args = [self.builder.extract_element(a, k) for a in args]
             out = self.builder.insert_element(out, self.builder.call(fn, lane_args), k)
         return out
+
+    # A call lane by lane on scalable vectors: a loop over the vscale * count lanes
+    #   loop: %k = phi [0, ...] ; %out = insertelement %out, (call @f(extractelement %a, %k)), %k
+    def _scalable_lanewise(self, fn, args: list):
+        b, ty = self.builder, args[0].type
+        vscale = b.call(self.declare_intrinsic("llvm.vscale", I32, []), [])
+        count = b.mul(vscale, ir.Constant(I32, ty.count))
+        pre, loop = b.block, b.append_basic_block("lanewise")
+        done = b.append_basic_block("lanewise_end")
+        b.branch(loop)
+        b.position_at_end(loop)
+        k, out = b.phi(I32), b.phi(ty)
+        lane = b.call(fn, [b.extract_element(a, k) for a in args])
+        new = b.insert_element(out, lane, k)
+        step = b.add(k, ir.Constant(I32, 1), flags=("nuw", "nsw"))
+        k.add_incoming(ir.Constant(I32, 0), pre)
+        k.add_incoming(step, loop)
+        out.add_incoming(ir.Constant(ty, ir.Undefined), pre)
+        out.add_incoming(new, loop)
+        b.cbranch(b.icmp_unsigned("<", step, count), loop, done)  # vscale >= 1: one lane at least
+        b.position_at_end(done)
+        return new
 
     # ------------------------------------------------------------ float helpers
 
@@ -137,7 +171,8 @@ class IntrinsicCodegen:
         return self._bitwise(op, "xor")
 
     def intrin_bitwise_not(self, op):
-        return self.builder.not_(self.visit_expr(op.args[0]))
+        value = self.visit_expr(op.args[0])  # xor with all ones (not_ lists lanes)
+        return self.builder.xor(value, splat_constant(value.type, -1))
 
     def intrin_shift_left(self, op):
         return self._bitwise(op, "shl")

@@ -41,6 +41,8 @@ from .types import (
 STACK_LIMIT_BYTES = 4096
 #: Alignment of memory we allocate ourselves (stack and heap).
 ALLOC_ALIGN = 64
+#: The most a scalable stack slot may be aligned to (AArch64 SVE stack frames).
+SCALABLE_STACK_ALIGN = 16
 
 
 class Access:
@@ -346,13 +348,17 @@ class MemoryCodegen:
         if count is not None and not (scalable and count[1]):
             elements, per_vscale = count
             elem, slots = memory_type(op.dtype), max(elements, 1)
+            align = ALLOC_ALIGN
             if per_vscale or scalable:  # a <vscale x lanes x T> holding them all
                 lanes = elements * dt.lanes_of(op.dtype)
                 elem, slots = ScalableVectorType(memory_type(dt.element_of(op.dtype)), lanes), 1
                 size *= MAX_VSCALE
+                # LLVM aborts on a scalable stack slot aligned to more than 16 bytes
+                # (one that stays in memory, e.g. updated by masked stores).
+                align = SCALABLE_STACK_ALIGN
             if elements * size <= STACK_LIMIT_BYTES:
-                ptr = self.entry_alloca(elem, slots, name=op.buffer_var.name)
-                with self.bound(op.buffer_var, ptr, align=ALLOC_ALIGN):
+                ptr = self.entry_alloca(elem, slots, align=align, name=op.buffer_var.name)
+                with self.bound(op.buffer_var, ptr, align=align):
                     self.visit_stmt(op.body)
                 return
         count = tir_op.cast("int64", op.extents[0])

@@ -28,10 +28,23 @@ class ScalableVectorType(ir.VectorType):
         return f"<vscale x {self.count} x {self.element}>"
 
     def wrap_constant_value(self, value):
-        # Only `undef` and `zeroinitializer` exist for scalable vectors; no lane lists.
+        # Only `undef`, `zeroinitializer` and `splat (T c)` exist for scalable vectors.
         if isinstance(value, (list, tuple)):
             raise TypeError(f"a {self} constant cannot list its lanes")
         return value
+
+    def format_constant(self, value):
+        if isinstance(value, Splat):
+            return f"splat ({value.scalar.type} {value.scalar.get_reference()})"
+        return super().format_constant(value)
+
+
+class Splat:
+    """The value of a scalable constant with ``scalar`` in every lane:
+    ``ir.Constant(ScalableVectorType(...), Splat(c))`` prints ``splat (T c)``."""
+
+    def __init__(self, scalar: ir.Constant):
+        self.scalar = scalar
 
 
 _SCALARS = {

@@ -70,7 +70,6 @@ from __future__ import annotations
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
-from tir.buffer import decl_buffer
 from tir.expr import (
     EQ,
     NE,
@@ -89,10 +88,19 @@ from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
 from tir.node import replace
-from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
+from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
+from .reduction_ir import (
+    ReplaceStmts,
+    allocate,
+    as_int32,
+    load_of,
+    local_buffer,
+    serial_loop,
+    tree,
+)
 from .remarks import emit_remark
 from .strip_mine import (
     VECTOR_LENGTH,
@@ -211,10 +219,10 @@ class _Plan:
 
     def reassociated(self) -> Stmt:
         """K x VL accumulators, a main loop of K*VL steps, VL-step blocks, the fold, the tail."""
-        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, self.k * self.vl)
+        accs = {id(r): local_buffer(f"{r.store.buffer.name}_acc", r.dtype, self.k * self.vl)
                 for r in self.reductions}
         # The tail's masked updates keep their buffer in memory: not the hot accumulators'.
-        tails = {id(r): _local(f"{r.store.buffer.name}_tail", r.dtype, self.vl)
+        tails = {id(r): local_buffer(f"{r.store.buffer.name}_tail", r.dtype, self.vl)
                  for r in self.reductions}
         tail = self._vector_tail(self._accumulate(tails, 0))
         inits = [self._init(r, accs[id(r)], self.k) for r in self.reductions]
@@ -234,16 +242,16 @@ class _Plan:
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
         chunks = [self._vector(op.add(op.mul(outer, self.const(block)), self.const(c * vl)),
                                chunk_table(c)) for c in range(self.k)]
-        parts = [*inits, _serial(outer, full, SeqStmt.flatten(chunks))]
+        parts = [*inits, serial_loop(outer, full, SeqStmt.flatten(chunks))]
         if self.k > 1:
             rest = Var(f"{self.loop.loop_var.name}_rest", self.dtype)
             steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
             start = op.add(op.mul(full, self.const(block)), op.mul(rest, self.const(vl)))
-            parts.append(_serial(rest, steps, self._vector(start, chunk_table(0))))
+            parts.append(serial_loop(rest, steps, self._vector(start, chunk_table(0))))
         after = self._tail() if tail is None else []
         body = SeqStmt.flatten([p for p in parts + (tail or []) + folds if p is not None] + after)
         for buf in buffers:
-            body = _allocate(buf, body)
+            body = allocate(buf, body)
         return body
 
     def _lanes(self, chunk: int) -> Ramp:
@@ -259,7 +267,7 @@ class _Plan:
         """Replacement of each reduction store: ``acc_v[chunk*VL + j] OP= f``."""
         def make(r: Reduction, j: Var) -> Stmt:
             acc = accs[id(r)]
-            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
         return lambda j: {id(r.store): make(r, j) for r in self.reductions}
 
@@ -280,10 +288,11 @@ class _Plan:
     def ordered(self) -> Stmt:
         """Per vector: the VL values into a buffer, then folded into acc[c] in lane order."""
         vl = self.vl
-        tmps = {id(r): _local(f"{r.store.buffer.name}_vec", r.dtype, vl) for r in self.reductions}
+        tmps = {id(r): local_buffer(f"{r.store.buffer.name}_vec", r.dtype, vl)
+                for r in self.reductions}
 
         def stage(j: Var) -> dict:
-            return {id(r.store): BufferStore(tmps[id(r)], r.value, [_int32(j)])
+            return {id(r.store): BufferStore(tmps[id(r)], r.value, [as_int32(j)])
                     for r in self.reductions}
 
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
@@ -293,12 +302,12 @@ class _Plan:
                   for r in self.reductions if r.conditional]
         folds = [self._fold_in_order(r, tmps[id(r)]) for r in self.reductions]
         full = op.floordiv(self.count, self.const(vl))
-        loop = _serial(outer, full, SeqStmt.flatten([*resets, vector, *folds]))
-        tails = {id(r): _local(f"{r.store.buffer.name}_tail", r.dtype, vl)
+        loop = serial_loop(outer, full, SeqStmt.flatten([*resets, vector, *folds]))
+        tails = {id(r): local_buffer(f"{r.store.buffer.name}_tail", r.dtype, vl)
                  for r in self.reductions}
 
         def stage_tail(j: Var) -> dict:
-            return {id(r.store): BufferStore(tails[id(r)], r.value, [_int32(j)])
+            return {id(r.store): BufferStore(tails[id(r)], r.value, [as_int32(j)])
                     for r in self.reductions}
 
         tail = self._vector_tail(stage_tail)
@@ -307,8 +316,8 @@ class _Plan:
                     *(self._fold_in_order(r, tails[id(r)]) for r in self.reductions)]
         body: Stmt = SeqStmt.flatten([s for s in [loop, *tail] if s is not None])
         for r in self.reductions:
-            body = _allocate(tmps[id(r)], body)
-            body = _allocate(tails[id(r)], body) if tail else body
+            body = allocate(tmps[id(r)], body)
+            body = allocate(tails[id(r)], body) if tail else body
         return body
 
     def _fold_in_order(self, r: Reduction, tmp) -> Stmt:
@@ -327,7 +336,7 @@ class _Plan:
         ``table_of(j)`` (by identity) replaced."""
         var = self.loop.loop_var
         j = Var(var.name, self.dtype)
-        body = _Replace(table_of(j))(self.loop.body)
+        body = ReplaceStmts(table_of(j))(self.loop.body)
         # Each copy of the body binds fresh vars: no var is bound twice in the output.
         body = copy_with_fresh_binders(body, {var: op.add(op.add(self.loop.min, start), j)})
         return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
@@ -363,16 +372,16 @@ class _SearchPlan(_Plan):
     def __init__(self, loop: For, search: Search, vl: int, count: PrimExpr, k: int):
         super().__init__(loop, [], vl, count, k)
         self.search = search
-        self.note = f"search of {_load(search.best_store)}, {_load(search.index_store)}"
+        self.note = f"search of {load_of(search.best_store)}, {load_of(search.index_store)}"
 
     def rewrite(self) -> Stmt:
         """Lanes start at the current best (index: a sentinel), update by Select, combine."""
         s, size = self.search, self.k * self.vl
-        best = _local(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
-        where = _local(f"{s.index_store.buffer.name}_lanes", self.dtype, size)
+        best = local_buffer(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
+        where = local_buffer(f"{s.index_store.buffer.name}_lanes", self.dtype, size)
         inits = [BufferStore(buf, Broadcast(value, self.vl), [self._lanes(c)])
                  for c in range(self.k)
-                 for buf, value in ((best, _load(s.best_store)), (where, self._sentinel()))]
+                 for buf, value in ((best, load_of(s.best_store)), (where, self._sentinel()))]
         return self.blocked(inits, lambda c: self._update(best, where, c),
                             [self._combine(best, where)], [best, where])
 
@@ -385,7 +394,7 @@ class _SearchPlan(_Plan):
         s = self.search
 
         def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
             now = BufferLoad(best, index)
             better = s.condition(now)
             i = self.loop.loop_var  # _vector substitutes it
@@ -405,13 +414,13 @@ class _SearchPlan(_Plan):
         m = Var("best", vdt)
         at = Var("at", self.dtype)
         sentinel = Broadcast(self._sentinel(), vl)
-        top = Call(vdt, f"tir.vector_reduce_{s.best}", [_tree(pick, bests)])
+        top = Call(vdt, f"tir.vector_reduce_{s.best}", [tree(pick, bests)])
         holders = [Select(EQ(b, Broadcast(m, vl)), w, sentinel) for b, w in zip(bests, wheres)]
         first = Call(self.dtype, f"tir.vector_reduce_{index_pick.__name__.lower()}",
-                     [_tree(index_pick, holders)])
+                     [tree(index_pick, holders)])
         worst = Broadcast(identity(s.best, vdt), vl)
         lane = [Select(EQ(w, Broadcast(at, vl)), b, worst) for b, w in zip(bests, wheres)]
-        value = Call(vdt, f"tir.vector_reduce_{s.best}", [_tree(pick, lane)])
+        value = Call(vdt, f"tir.vector_reduce_{s.best}", [tree(pick, lane)])
         found = SeqStmt([
             BufferStore(s.best_store.buffer, value, list(s.best_store.indices)),
             BufferStore(s.index_store.buffer,
@@ -423,7 +432,7 @@ class _SearchPlan(_Plan):
         """The remark's reason."""
         s = self.search
         which = "first" if s.first else "last"
-        return (f"search {_load(s.best_store)}, {_load(s.index_store)} (the {which} index of "
+        return (f"search {load_of(s.best_store)}, {load_of(s.index_store)} (the {which} index of "
                 f"the {s.best}): {self.k} x {self.vl} lanes of values and indices ({why}), "
                 "combined after the loop")
 
@@ -434,13 +443,13 @@ class _FirstMatchPlan(_Plan):
     def __init__(self, loop: For, match: FirstMatch, vl: int, count: PrimExpr, k: int):
         super().__init__(loop, [], vl, count, k)
         self.match = match
-        self.note = f"first match into {_load(match.index_store)}"
+        self.note = f"first match into {load_of(match.index_store)}"
         self.none = op.max_value(self.dtype)  # no match in this lane (above every index)
 
     def rewrite(self) -> Stmt:
         """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
         stored if ``k[d]`` still holds the marker and some lane matched."""
-        where = _local(f"{self.match.index_store.buffer.name}_lanes", self.dtype,
+        where = local_buffer(f"{self.match.index_store.buffer.name}_lanes", self.dtype,
                        self.k * self.vl)
         inits = [BufferStore(where, Broadcast(self.none, self.vl), [self._lanes(c)])
                  for c in range(self.k)]
@@ -451,7 +460,7 @@ class _FirstMatchPlan(_Plan):
         m = self.match
 
         def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), _int32(j))]
+            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
             now = BufferLoad(where, index)
             i = self.loop.loop_var  # _vector substitutes it
             return {id(m.stmt): BufferStore(where, Select(m.cond, Min(now, i), now), index)}
@@ -461,16 +470,16 @@ class _FirstMatchPlan(_Plan):
         m = self.match
         at = Var("at", self.dtype)
         lanes = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
-        first = Call(self.dtype, "tir.vector_reduce_min", [_tree(Min, lanes)])
+        first = Call(self.dtype, "tir.vector_reduce_min", [tree(Min, lanes)])
         store = m.index_store
-        unset = EQ(_load(store), m.marker)
+        unset = EQ(load_of(store), m.marker)
         found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
                             list(store.indices))
         return LetStmt(at, first, IfThenElse(And(unset, NE(at, self.none)), found))
 
     def reason(self, why: str) -> str:
         """The remark's reason."""
-        return (f"first match {_load(self.match.index_store)} (while it holds "
+        return (f"first match {load_of(self.match.index_store)} (while it holds "
                 f"{self.match.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
                 "the smallest stored after the loop")
 
@@ -495,7 +504,7 @@ class _ScalablePlan:
         self.factor = scalable_factor(vl)
 
     def reason(self, why: str) -> str:
-        kinds = ", ".join(f"{_load(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
+        kinds = ", ".join(f"{load_of(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
                           for r in self.reductions)
         text = (f"reduction {kinds}: an accumulator of vscale x {self.factor} lanes ({why}), "
                 "updated under a lane mask, one horizontal reduction after the loop")
@@ -505,16 +514,16 @@ class _ScalablePlan:
         return text
 
     def rewrite(self) -> Stmt:
-        accs = {id(r): _local(f"{r.store.buffer.name}_acc", r.dtype, self.vl)
+        accs = {id(r): local_buffer(f"{r.store.buffer.name}_acc", r.dtype, self.vl)
                 for r in self.reductions}
         lanes = Ramp(op.const(0, "int32"), 1, self.vl)
 
         def update(r: Reduction, j: Var) -> Stmt:
-            acc, index = accs[id(r)], [_int32(j)]
+            acc, index = accs[id(r)], [as_int32(j)]
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
 
         lane = Var(self.loop.loop_var.name, self.loop.loop_var.dtype)  # the inner loop's var
-        body = _Replace({id(r.store): update(r, lane) for r in self.reductions})(self.loop.body)
+        body = ReplaceStmts({id(r.store): update(r, lane) for r in self.reductions})(self.loop.body)
         loop = vla_loop(replace(self.loop, body=body), self.vl,
                         f"reduction of {_names(self.reductions)}, vscale x {self.factor} lanes",
                         lane)
@@ -529,51 +538,8 @@ class _ScalablePlan:
                                      list(r.store.indices)))
         result: Stmt = SeqStmt.flatten([*inits, loop, *folds])
         for acc in accs.values():
-            result = _allocate(acc, result)
+            result = allocate(acc, result)
         return result
-
-
-def _tree(node_class, xs: list) -> PrimExpr:
-    """``xs`` combined pairwise by ``node_class`` (a balanced tree)."""
-    while len(xs) > 1:
-        xs = [node_class(xs[i], xs[i + 1]) for i in range(0, len(xs) - 1, 2)] + \
-             ([xs[-1]] if len(xs) % 2 else [])
-    return xs[0]
-
-
-def _load(store: BufferStore) -> BufferLoad:
-    return BufferLoad(store.buffer, list(store.indices))
-
-
-class _Replace(StmtMutator):
-    """Replaces the statements of a table (by identity) with their new statements."""
-
-    def __init__(self, table: dict):
-        self.table = table
-
-    def visit_stmt(self, stmt: Stmt) -> Stmt:
-        new = self.table.get(id(stmt))
-        return new if new is not None else super().visit_stmt(stmt)
-
-
-def _local(name: str, dtype: str, size: int | PrimExpr):
-    data = Var(name, "handle", type_annotation=dtype)
-    return decl_buffer((size,), dtype, name, data=data, scope="local")
-
-
-def _allocate(buf, body: Stmt) -> Stmt:
-    return Allocate(buf.data, buf.dtype, list(buf.shape), op.const(True, "bool"), body)
-
-
-def _serial(var: Var, extent: PrimExpr, body: Stmt) -> Stmt | None:
-    """``for var in range(extent): body``, or None when it runs no iteration."""
-    if isinstance(extent, IntImm) and extent.value == 0:
-        return None
-    return For(var, op.const(0, var.dtype), extent, ForKind.SERIAL, body)
-
-
-def _int32(j: Var) -> PrimExpr:
-    return j if j.dtype == "int32" else op.cast("int32", j)
 
 
 def _names(reductions: list[Reduction]) -> str:
@@ -581,7 +547,7 @@ def _names(reductions: list[Reduction]) -> str:
 
 
 def _reason(plan: _Plan, why: str, ordered: bool) -> str:
-    kinds = ", ".join(f"{_load(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
+    kinds = ", ".join(f"{load_of(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
                       for r in plan.reductions)
     if ordered:
         text = f"reduction {kinds}: vectors of {plan.vl} lanes ({why}) folded in serial order"

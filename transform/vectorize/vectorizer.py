@@ -82,7 +82,6 @@ from .lanes import (
 )
 from .remarks import VectorizeError
 
-
 #: TVM's message for an access to a buffer of scalable vector elements that would widen.
 SCALABLE_BUFFER = "Vectorizing over scalable buffer elements is not supported in vectorizer."
 

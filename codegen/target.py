@@ -152,8 +152,8 @@ class Target:
 
     @property
     def has_sve(self) -> bool:
-        """Whether scalable (SVE) vectors are available."""
-        return "sve" in _enabled_features(self.features)
+        """Whether scalable (SVE) vectors are available (``+sve``, ``+sve2``, ...)."""
+        return any(f.startswith("sve") for f in _enabled_features(self.features))
 
     def known_cpus(self) -> tuple[str, ...]:
         """The CPU names LLVM knows for this target's triple (valid ``-mcpu`` values)."""

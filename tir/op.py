@@ -383,6 +383,16 @@ def floordiv(a: Any, b: Any) -> PrimExpr:
     return FloorDiv(a, b)
 
 
+def ceildiv(a: Any, b: Any) -> PrimExpr:
+    """Integer division rounding up (TVM's ``ceildiv``): ``floordiv(a + b - 1, b)``.
+
+    >>> ceildiv(16, vscale() * 4)   # full scalable vectors covering 16 elements
+    (16 + T.vscale() * 4 - 1) // (T.vscale() * 4)
+    """
+    a, b = promote(a, b, "ceildiv")
+    return floordiv(sub(add(a, b), const(1, b.dtype)), b)
+
+
 def floormod(a: Any, b: Any) -> PrimExpr:
     """The remainder of ``floordiv`` (the sign of ``b``; ``a % b``)."""
     a, b = promote(a, b, "FloorMod")

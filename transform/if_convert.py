@@ -33,8 +33,9 @@ correct whether or not ``VectorizeLoop`` then vectorizes the loop. The rules:
   depend on the vectorized var, and the tail guard of a loop
   ``StripMineVectorLoops`` peeled (``predicate.py`` makes it a lane mask; the
   ``if``s inside it are converted). Under config
-  ``tir.enable_buffer_level_predication`` every tail guard ``if base + j <
-  limit`` (no else) is left to ``predicate.py``, as TVM does.
+  ``tir.enable_buffer_level_predication`` (unset: on for SVE targets) every
+  tail guard ``if base + j < limit`` (no else) is left to ``predicate.py``,
+  as TVM does.
 
 Every ``if`` met on a vectorized var gets an ``IfConversionRemark``
 (``main: loop j: if A[j] > 0f if-converted (2 masked stores, 1 masked load)``).
@@ -55,6 +56,7 @@ from tir.stmt import BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, S
 from .pass_base import PrimFuncPass, function_name, prim_func_pass
 from .pass_context import PassContext
 from .remarks import emit_remark
+from .target_scope import current_target, has_sve
 from .vectorize.if_conversion import (
     IfConversionRemark,
     condition_is_clobbered,
@@ -255,7 +257,10 @@ def IfConvertVectorLoops() -> PrimFuncPass:
         if ctx.config.get("tir.disable_vectorize", False) or not ctx.config.get(IF_CONVERSION):
             return func
         name = function_name(mod, func)
-        predicate = bool(ctx.config.get("tir.enable_buffer_level_predication", False))
+        # As VectorizeLoop reads the key: unset, on for SVE targets (TVM's rule).
+        key = "tir.enable_buffer_level_predication"
+        predicate = bool(ctx.config[key]) if key in ctx.config else has_sve(
+            func.attrs.get("target", current_target()))
         return if_convert_function(func, name, predicate)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.IfConvertVectorLoops")

@@ -186,12 +186,12 @@ def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
     """SVE's VL for ``loop``: ``vscale() * (128 // bits)`` for the widest element its body
     loads or stores (float32: ``vscale() * 4``, one register whatever its length), and
     the note for the remark; None where the loop keeps fixed vectors: a
-    ``tir.vector_length`` annotation (the user chose), or elements wider than 128 bits."""
+    ``tir.vector_length`` annotation (the user chose), or vector elements."""
     if VECTOR_LENGTH in (loop.annotations or {}):
         return None
     bits, name = _widest_element(loop.body)
-    if bits > SVE_GRANULE_BITS:
-        return None
+    if bits > SVE_GRANULE_BITS or dt.DataType(name).is_vector:
+        return None  # vector elements cannot widen into scalable vectors
     k = SVE_GRANULE_BITS // bits
     return op.mul(op.vscale(), op.const(k, "int32")), f"SVE registers of vscale x 128 bits / {name}"
 

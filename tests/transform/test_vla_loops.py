@@ -199,3 +199,26 @@ def test_predicated_scalable_buffer_through_the_vectorizer():
     assert "get.active.lane.mask" in ll
     assert "llvm.masked.load" in ll
     assert "llvm.masked.store" in ll
+
+
+def test_vla_loop_the_vectorizer_cannot_widen_stays_serial():
+    """A strip-mined loop (ours, not the user's) whose body holds a fixed vector cannot
+    become scalable: it stays a serial loop with a remark, where a user's own
+    ``k * vscale()`` loop would be TVM's error."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "float32", name="A")
+    B = tir.decl_buffer((n,), "float32", name="B")
+    i = tir.var("i")
+    pick = tir.Shuffle([Broadcast(A[i], 2)], [1])  # a 2-lane vector per iteration
+    func = tir.PrimFunc([A, B], For(i, 0, n, ForKind.VECTORIZED,
+                                    BufferStore(B, A[i] + pick, [i])))
+    with transform.collect_remarks() as remarks:
+        lowered = codegen.lower(func, SVE)
+    [remark] = [r for r in remarks if r.loop_var == "i"]
+    assert remark.outcome == "not vectorized"
+    assert "Creating scalable vectors from existing vectors" in remark.reason
+    for vscale in (1, 4):
+        a = np.arange(9, dtype="float32")
+        b = np.zeros(9, "float32")
+        build_interpreter(lowered, vscale=vscale)(a, b)
+        np.testing.assert_array_equal(b, 2 * a)

@@ -91,7 +91,11 @@ class LoopVectorizer(StmtMutator):
         try:
             result = vectorizer.vectorize(body)
         except MixedLanesError as err:
-            raise VectorizeError(loop.loop_var.name, str(err)) from None
+            if not _annotation(loop, STRIP_MINED):
+                raise VectorizeError(loop.loop_var.name, str(err)) from None
+            # Our own VLA loop (StripMineVectorLoops on SVE), not the user's: stay serial.
+            self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, str(err)))
+            return replace(loop, kind=ForKind.SERIAL, body=scalar_predicates_to_branches(body))
         outcome, reason = _outcome(vectorizer)
         inner = [r.loop_var for r in self.remarks[slot:]
                  if r.outcome not in (SCALARIZED, NOT_VECTORIZED)]

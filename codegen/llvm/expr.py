@@ -176,7 +176,8 @@ class ExprCodegen:
         return self.builder.or_(self.visit_expr(op.a), self.visit_expr(op.b))
 
     def visit_not(self, op):
-        return self.builder.not_(self.visit_expr(op.a))
+        value = self.visit_expr(op.a)  # xor with all ones: IRBuilder.not_ lists the lanes,
+        return self.builder.xor(value, splat_constant(value.type, 1))  # which scalable lack
 
     def visit_select(self, op):
         # Both sides are evaluated: a blend (`select`), never a branch.

@@ -8,7 +8,6 @@ packages; as root (CI) the fixture installs them, elsewhere the tests skip
 with the command that would.
 """
 
-import os
 import struct
 
 import numpy as np
@@ -24,14 +23,6 @@ AARCH64 = "llvm -mtriple=aarch64-linux-gnu"
 SVE = AARCH64 + " -mattr=+sve"
 LENGTHS = emulation.SVE_VECTOR_LENGTHS
 MAX_LANES = max(LENGTHS) // 4  # float32 lanes of the longest vector: buffers hold that many
-
-
-@pytest.fixture(scope="module")
-def tools():
-    try:
-        return emulation.find_tools(install=os.geteuid() == 0)
-    except emulation.EmulationUnavailable as err:
-        pytest.skip(f"no aarch64 emulation: {err}")
 
 
 def _vl():

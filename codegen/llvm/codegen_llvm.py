@@ -23,8 +23,9 @@ from collections.abc import Iterator
 from llvmlite import ir
 
 from tir.arith import Analyzer
+from tir.expr import Call
 from tir.function import PrimFunc
-from tir.functor import StmtExprVisitor, deep_recursion
+from tir.functor import StmtExprVisitor, deep_recursion, post_order_visit
 
 from ..args import hidden_vars_of
 from ..target import Target
@@ -64,6 +65,24 @@ def native_param_type(dtype: str) -> ir.Type:
     if dtype == "float16":
         return ir.IntType(16)
     return ir_type(dtype)
+
+
+def _check_no_scalable_vectors(name: str, func: PrimFunc, target: Target) -> None:
+    """Raise if ``func`` uses ``tir.vscale()`` or scalable vectors: LLVM cannot lower them
+    for a target without SVE and aborts the whole process ("Cannot select: vscale")."""
+    found = []
+
+    def visit(node) -> None:
+        dtype = getattr(node, "dtype", None)
+        if (isinstance(node, Call) and node.op == "tir.vscale") or (
+                isinstance(dtype, str) and "xvscalex" in dtype):
+            found.append(node)
+
+    post_order_visit(func.body, visit)
+    if found:
+        raise ValueError(f"codegen: {name!r} uses scalable vectors ({found[0]}), which need a "
+                         f"target with SVE, e.g. 'llvm -mtriple=aarch64-linux-gnu -mattr=+sve'; "
+                         f"got {target}")
 
 
 def _has_scalable_registers(target: Target) -> bool:
@@ -120,6 +139,8 @@ class CodeGenLLVM(
         """Emit ``func`` as the native function for ``name``; returns its symbol."""
         if not isinstance(func, PrimFunc):
             raise TypeError(f"codegen: {name!r} must be a PrimFunc, got {type(func).__name__}")
+        if not _has_scalable_registers(self.target):
+            _check_no_scalable_vectors(name, func, self.target)
         self.symbol = symbol_name(name)
         self.vars, self.aligns, self.noalias_vars = {}, {}, set()
         hidden = hidden_vars_of(func)

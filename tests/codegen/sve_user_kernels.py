@@ -26,14 +26,14 @@ DTYPES = ["float32", "float64", "int8", "int32", "uint16"]
 SIZES = (0, 1, 37, 512, 4099)
 
 
-def _buffers(names: str, dtype: str):
-    n = tir.size_var("n")
+def _buffers(names: str, dtype: str, index_dtype: str = "int32"):
+    n = tir.size_var("n", index_dtype)
     return n, [tir.decl_buffer((n,), dtype, name=name) for name in names]
 
 
-def vector_add(dtype: str) -> tir.PrimFunc:
-    """``C[i] = A[i] + B[i]`` for i < n."""
-    n, bufs = _buffers("ABC", dtype)
+def vector_add(dtype: str, index_dtype: str = "int32") -> tir.PrimFunc:
+    """``C[i] = A[i] + B[i]`` for i < n (n of ``index_dtype``)."""
+    n, bufs = _buffers("ABC", dtype, index_dtype)
     ib = ir_builder.create()
     a, b, c = (ib.buffer_ptr(x) for x in bufs)
     with ib.for_range(0, n, kind="vectorize", name="i") as i:

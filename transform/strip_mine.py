@@ -55,7 +55,7 @@ from typing import Any
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, IntImm, PrimExpr, Var, scalable_factor
+from tir.expr import BufferLoad, Cast, IntImm, PrimExpr, Var, scalable_factor
 from tir.function import IRModule, PrimFunc
 from tir.functor import (
     StmtMutator,
@@ -198,6 +198,8 @@ def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
 
 def is_scalable_extent(extent: PrimExpr) -> bool:
     """Whether ``extent`` is ``k * vscale()`` (a loop over one scalable vector)."""
+    if isinstance(extent, Cast):  # Cast("int64", vscale() * k) for an int64 loop var
+        extent = extent.value
     return not isinstance(extent, IntImm) and scalable_factor(extent) is not None
 
 

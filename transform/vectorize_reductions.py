@@ -182,7 +182,11 @@ class _ReductionRewriter(StmtMutator):
             return None
         if self.ordered and any(r.is_float for r in reductions):
             return None
-        return scalable_vector_length(loop)
+        found = scalable_vector_length(loop)
+        if found is not None and isinstance(loop.extent, IntImm) and \
+                loop.extent.value < scalable_factor(found[0]):
+            return None  # not one vector even at vscale 1: the fixed rule keeps it serial
+        return found
 
     def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
         """K: independent accumulators to hide the latency of one OP, at most what n fills."""

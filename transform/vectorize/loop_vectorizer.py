@@ -12,7 +12,7 @@ from typing import Any
 
 from tir.arith import Analyzer
 from tir.arith.const_int_bound import MAX_VSCALE
-from tir.expr import Call, IntImm, scalable_factor
+from tir.expr import Call, Cast, IntImm, scalable_factor
 from tir.functor import StmtMutator, post_order_visit, substitute
 from tir.node import replace
 from tir.stmt import AttrStmt, For, ForKind, Stmt
@@ -145,7 +145,8 @@ class LoopVectorizer(StmtMutator):
                 raise VectorizeError(name, f"extent {extent.value} is below 1")
             return extent.value
         if _contains_vscale(extent):
-            factor = scalable_factor(extent)
+            # an int64 loop var gets Cast("int64", vscale() * k) from StripMineVectorLoops
+            factor = scalable_factor(extent.value if isinstance(extent, Cast) else extent)
             if factor is None or factor < 1 or not has_sve(self.target):
                 raise VectorizeError(name, _scalable_reason(extent, self.target))
             return ScalableLanes(factor)

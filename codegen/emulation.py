@@ -48,7 +48,7 @@ import numpy as np
 from . import emulation_driver as driver
 from .args import ArgBinder, _stored_data_vars
 from .cross_tools import CrossTools, EmulationUnavailable, find_tools
-from .module import Module
+from .module import Module, check_aligned
 
 #: The SVE vector lengths (bytes) the tests and the tutorial run at: 128 to 2048 bits.
 SVE_VECTOR_LENGTHS = (16, 32, 64, 256)
@@ -266,12 +266,7 @@ class EmulatedFunction:
 
     def _check_aligned(self, k: int, arr: np.ndarray) -> None:
         # The same check (and words) as PackedFunction's, for the same behaviour.
-        if not arr.flags.aligned:
-            pname = self._binder.func.params[k].name
-            raise ValueError(
-                f"{self.name}: argument '{pname}' is not aligned to its element size; "
-                f"pass a copy (np.array({pname}))"
-            )
+        check_aligned(self.name, self._binder.func.params[k].name, arr)
 
     def __repr__(self) -> str:
         return f"<EmulatedFunction {self.name} of {self.module!r}>"

@@ -141,15 +141,19 @@ class PackedFunction:
         return self._native_caller is not None
 
     def _check_aligned(self, k: int, arr: np.ndarray) -> None:
-        if not arr.flags.aligned:
-            pname = self._binder.func.params[k].name
-            raise ValueError(
-                f"{self.name}: argument '{pname}' is not aligned to its element size; "
-                f"pass a copy (np.array({pname}))"
-            )
+        check_aligned(self.name, self._binder.func.params[k].name, arr)
 
     def __repr__(self) -> str:
         return f"<PackedFunction {self.name} of {self.module!r}>"
+
+
+def check_aligned(func_name: str, param_name: str, arr: np.ndarray) -> None:
+    """A ValueError unless ``arr`` is aligned to its element size (native code assumes it)."""
+    if not arr.flags.aligned:
+        raise ValueError(
+            f"{func_name}: argument '{param_name}' is not aligned to its element size; "
+            f"pass a copy (np.array({param_name}))"
+        )
 
 
 class Module:

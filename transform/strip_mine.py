@@ -360,9 +360,13 @@ def StripMineVectorLoops() -> PrimFuncPass:
 
 __all__ = [
     "MAX_VECTORS",
+    "SVE_GRANULE_BITS",
     "VECTOR_LENGTH",
     "StripMineVectorLoops",
+    "is_scalable_extent",
     "register_bits",
+    "scalable_vector_length",
     "strip_mine_function",
     "vector_length",
+    "vla_loop",
 ]

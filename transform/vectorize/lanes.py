@@ -9,9 +9,10 @@ iteration has ``n`` lanes must have *each lane repeated* ``n`` times.
 A loop of extent ``k * vscale()`` (SVE) has ``L = ScalableLanes(k)`` lanes, a
 count known only when the code runs. Only scalars widen to it: a vector of
 ``n > 1`` lanes per iteration would need ``n * k * vscale`` lanes in an order
-no scalable shuffle can build, so ``ScalableLanes(k) * n`` raises
-``MixedLanesError`` (TVM's "Creating scalable vectors from existing vectors"),
-as does widening an existing scalable vector by a fixed loop.
+no scalable shuffle can build: the vectorizer raises ``MixedLanesError``
+(TVM's "Creating scalable vectors from existing vectors"), as it does for
+widening an existing scalable vector by a fixed loop. ``ScalableLanes`` has no
+arithmetic: every product of lane counts goes through ``ExprVectorizer.times``.
 """
 
 from __future__ import annotations
@@ -36,16 +37,6 @@ class ScalableLanes:
     """``factor * vscale`` lanes: the lane count of a loop of extent ``factor * vscale()``."""
 
     factor: int
-
-    def __mul__(self, times: object) -> ScalableLanes:
-        if times == 1:
-            return self
-        raise MixedLanesError(SCALABLE_FROM_VECTORS)
-
-    def __rmul__(self, times: object) -> ScalableLanes:
-        if times == 1:
-            return self
-        raise MixedLanesError(VECTORS_OF_SCALABLE)
 
     def expr(self) -> PrimExpr:
         """The lane count as TIR writes it, ``vscale() * factor`` (TVM's order)."""
@@ -90,13 +81,13 @@ def repeat_each(e: PrimExpr, times: int) -> PrimExpr:
     """Each lane of ``e`` repeated ``times`` times in place: ``[e0, e0, e1, e1, ...]``."""
     if times == 1:
         return e
-    if lanes(e) == 1:
-        return Broadcast(e, times)
-    if isinstance(e, Broadcast) and not isinstance(lanes(e), ScalableLanes):
-        return Broadcast(e.value, e.lanes * times)
     n = lanes(e)
+    if n == 1:
+        return Broadcast(e, times)
     if isinstance(n, ScalableLanes):
         raise MixedLanesError(SCALABLE_FROM_VECTORS)
+    if isinstance(e, Broadcast):
+        return Broadcast(e.value, n * times)
     return Shuffle([e], [k // times for k in range(n * times)])
 
 

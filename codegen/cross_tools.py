@@ -1,13 +1,20 @@
 """Finding (and, as root, installing) the aarch64 cross tools: QEMU, a cross compiler, a linker.
 
-Emulation (codegen/emulation.py) needs three things from Debian's packages:
+Emulation (codegen/emulation.py) needs three things from Debian's packages
+(the list is ``codegen/cross_packages.py``, which the install script reads too):
 
 - ``qemu-aarch64`` (package ``qemu-user``; ``qemu-aarch64-static`` from
   ``qemu-user-static`` works too), which runs aarch64 Linux programs on x86;
 - ``aarch64-linux-gnu-gcc`` (package ``gcc-aarch64-linux-gnu``), which compiles
   the small C driver that calls a kernel and links shared libraries;
-- the aarch64 C library in ``/usr/aarch64-linux-gnu`` (``libc6-arm64-cross``,
-  which the compiler package pulls in), the "sysroot" QEMU loads programs from.
+- the aarch64 C library in ``/usr/aarch64-linux-gnu``, the "sysroot": its
+  loader, which QEMU runs programs with (``libc6-arm64-cross``, a dependency of
+  the compiler), and ``crti.o`` and ``libm.so``, which linking needs
+  (``libc6-dev-arm64-cross``, only a recommendation of the compiler, so a bare
+  ``--no-install-recommends`` install lacks it unless it is named).
+
+The tools count as present only when all of these are: a compiler without
+its C library fails every link (``cannot find crti.o``).
 
 ``export_library`` of an aarch64 module only needs a linker: the cross
 compiler, or ``ld.lld`` (package ``lld``) when the compiler is missing.
@@ -27,11 +34,18 @@ import threading
 
 import attrs
 
-#: The Debian packages emulation needs, and the command that installs them.
-PACKAGES = ("qemu-user", "gcc-aarch64-linux-gnu")
-INSTALL_COMMAND = "apt-get install -y " + " ".join(PACKAGES)
+from .cross_packages import PACKAGES
+
+#: The command that installs the packages emulation needs.
+INSTALL_COMMAND = "apt-get install -y --no-install-recommends " + " ".join(PACKAGES)
 SYSROOT = "/usr/aarch64-linux-gnu"
-_LOADER = "lib/ld-linux-aarch64.so.1"  # present when the aarch64 C library is installed
+#: Files of the sysroot, and the package each comes from: running needs the loader,
+#: linking the start files and the math library.
+SYSROOT_FILES = (
+    ("lib/ld-linux-aarch64.so.1", "libc6-arm64-cross"),
+    ("lib/crti.o", "libc6-dev-arm64-cross"),
+    ("lib/libm.so", "libc6-dev-arm64-cross"),
+)
 
 _QEMU_NAMES = ("qemu-aarch64", "qemu-aarch64-static")
 _CC_NAME = "aarch64-linux-gnu-gcc"
@@ -58,28 +72,29 @@ class CrossTools:
     lld: str | None = None  #: ``ld.lld``, when installed
 
 
-def _missing(qemu: str | None, cc: str | None, sysroot_ok: bool) -> list[str]:
+def _missing(qemu: str | None, cc: str | None, sysroot_missing: list[str]) -> list[str]:
     missing = []
     if qemu is None:
         missing.append("qemu-aarch64 (Debian package qemu-user)")
     if cc is None:
         missing.append(f"{_CC_NAME} (Debian package gcc-aarch64-linux-gnu)")
-    elif not sysroot_ok:
-        missing.append(f"the aarch64 C library in {SYSROOT} (Debian package libc6-arm64-cross)")
+    missing.extend(sysroot_missing)
     return missing
 
 
 def _lookup() -> tuple[CrossTools | None, list[str]]:
     qemu = next((p for p in map(_which, _QEMU_NAMES) if p), None)
     cc = _which(_CC_NAME)
-    missing = _missing(qemu, cc, _has_sysroot())
+    missing = _missing(qemu, cc, _missing_sysroot_files())
     if missing:
         return None, missing
     return CrossTools(qemu=qemu, cc=cc, sysroot=SYSROOT, lld=_which(_LLD_NAME)), []
 
 
-def _has_sysroot() -> bool:
-    return os.path.exists(os.path.join(SYSROOT, _LOADER))
+def _missing_sysroot_files() -> list[str]:
+    """The sysroot files running and linking need that are absent, with their packages."""
+    return [f"{SYSROOT}/{path} (Debian package {package})" for path, package in SYSROOT_FILES
+            if not os.path.exists(os.path.join(SYSROOT, path))]
 
 
 def find_tools(install: bool = False) -> CrossTools:

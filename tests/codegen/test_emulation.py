@@ -8,7 +8,11 @@ packages; as root (CI) the fixture installs them, elsewhere the tests skip
 with the command that would.
 """
 
+import os
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +22,8 @@ import codegen
 import tir
 from codegen import cross_tools, emulation
 from tir import ir_builder
+
+ROOT = Path(__file__).resolve().parents[2]
 
 AARCH64 = "llvm -mtriple=aarch64-linux-gnu"
 SVE = AARCH64 + " -mattr=+sve"
@@ -252,7 +258,8 @@ def test_missing_tools_name_the_package(monkeypatch, axpy_module, tmp_path):
     monkeypatch.setattr(cross_tools, "_which", lambda name: None)
     with pytest.raises(emulation.EmulationUnavailable,
                        match="qemu-aarch64 .Debian package qemu-user.*apt-get install -y "
-                             "qemu-user gcc-aarch64-linux-gnu"):
+                             "--no-install-recommends qemu-user gcc-aarch64-linux-gnu "
+                             "libc6-dev-arm64-cross"):
         emulation.find_tools()
     monkeypatch.setattr(cross_tools, "_can_install", lambda: False)  # as if not root
     with pytest.raises(emulation.EmulationUnavailable, match="gcc-aarch64-linux-gnu.*only as root"):
@@ -261,6 +268,40 @@ def test_missing_tools_name_the_package(monkeypatch, axpy_module, tmp_path):
         axpy_module.export_library(str(tmp_path / "axpy.so"))
     axpy_module.export_library(str(tmp_path / "axpy.o"))  # an object needs no tools
     assert (tmp_path / "axpy.o").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_a_compiler_without_its_c_library_is_not_tools_present(monkeypatch, tmp_path):
+    """gcc-aarch64-linux-gnu alone (no recommends) cannot link: crti.o and libm.so are missing."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "ld-linux-aarch64.so.1").write_bytes(b"")  # libc6-arm64-cross only
+    monkeypatch.setattr(cross_tools, "SYSROOT", str(tmp_path))
+    monkeypatch.setattr(cross_tools, "_which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(cross_tools, "_can_install", lambda: False)
+    with pytest.raises(emulation.EmulationUnavailable,
+                       match=r"lib/crti.o \(Debian package libc6-dev-arm64-cross\), "
+                             r".*lib/libm.so \(Debian package libc6-dev-arm64-cross\)"):
+        emulation.find_tools(install=True)
+
+
+def test_the_install_script_and_the_module_use_one_package_list():
+    script = (ROOT / "scripts" / "install_cross_tools.sh").read_text()
+    assert "codegen/cross_packages.py" in script and "qemu-user" not in script.split("set -e")[1]
+    printed = subprocess.run([sys.executable, str(ROOT / "codegen" / "cross_packages.py")],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert tuple(printed) == cross_tools.PACKAGES
+    # every package a sysroot file comes from is on the list, or pulled in by one on it
+    sources = {package for _, package in cross_tools.SYSROOT_FILES}
+    assert sources - set(cross_tools.PACKAGES) <= {"libc6-arm64-cross"}
+
+
+def test_tools_present_means_a_link_works(tools, tmp_path):
+    """What the fixture found links a shared library against the C and math libraries."""
+    for path, _ in cross_tools.SYSROOT_FILES:
+        assert os.path.exists(os.path.join(tools.sysroot, path)), path
+    src = tmp_path / "m.c"
+    src.write_text("#include <math.h>\ndouble f(double x) { return sqrt(x) + sin(x); }\n")
+    subprocess.run([tools.cc, "-shared", "-fPIC", "-o", str(tmp_path / "m.so"), str(src), "-lm"],
+                   check=True, capture_output=True)
 
 
 def test_install_runs_apt_get_update_when_the_install_fails(monkeypatch):
@@ -275,7 +316,8 @@ def test_install_runs_apt_get_update_when_the_install_fails(monkeypatch):
 
     monkeypatch.setattr(cross_tools, "_which", lambda name: f"/usr/bin/{name}" if installed
                         else "/usr/bin/apt-get" if name == "apt-get" else None)
-    monkeypatch.setattr(cross_tools, "_has_sysroot", lambda: bool(installed))
+    monkeypatch.setattr(cross_tools, "_missing_sysroot_files",
+                        lambda: [] if installed else ["crti.o (libc6-dev-arm64-cross)"])
     monkeypatch.setattr(cross_tools, "_can_install", lambda: True)
     monkeypatch.setattr(cross_tools, "_apt", apt)
     tools = emulation.find_tools(install=True)

@@ -20,6 +20,8 @@ from typing import Any
 
 from transform import target_scope
 
+from . import host_override
+
 _KINDS = ("llvm",)
 #: Options we understand; anything else is a ValueError (a typo must not be ignored).
 _OPTIONS = ("mtriple", "mcpu", "mattr", "mtune", "opt-level", "num-cores")
@@ -110,7 +112,7 @@ class Target:
         """Features ``-mattr`` turns on that this machine lacks (its code would not run)."""
         if not self.is_host:
             return ()
-        host = _enabled_features(_host()["features"])
+        host = _enabled_features(_machine()["features"])
         return tuple(f for f in self.mattr if f.startswith("+") and f[1:] not in host)
 
     @property
@@ -228,6 +230,13 @@ def _enabled_features(features: str) -> set[str]:
 
 @functools.cache
 def _host() -> dict[str, Any]:
+    """The host's triple, CPU and features (another CPU's under ``TIRLITE_HOST_TARGET``)."""
+    return host_override.apply(_machine())
+
+
+@functools.cache
+def _machine() -> dict[str, Any]:
+    """The triple, CPU and features of the machine itself, whatever the override says."""
     import llvmlite.binding as llvm
 
     return {

@@ -109,10 +109,15 @@ class Target:
 
     @property
     def missing_host_features(self) -> tuple[str, ...]:
-        """Features ``-mattr`` turns on that this machine lacks (its code would not run)."""
+        """Features ``-mattr`` turns on that this machine lacks (its code would not run).
+
+        Under ``TIRLITE_HOST_TARGET`` the features that CPU lacks count as missing too,
+        so code for them is refused as it would be on a machine with that CPU.
+        """
         if not self.is_host:
             return ()
-        host = _enabled_features(_machine()["features"])
+        turned_off = {f[1:] for f in _host()["features"].split(",") if f.startswith("-")}
+        host = _enabled_features(_machine()["features"]) - turned_off
         return tuple(f for f in self.mattr if f.startswith("+") and f[1:] not in host)
 
     @property

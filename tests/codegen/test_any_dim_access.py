@@ -17,6 +17,7 @@ import codegen
 import tir
 import transform
 from tir import ir_builder
+from transform.strip_mine import MAX_VECTORS
 
 ANY_DIM = "tir.vectorize.any_dim_access"
 STRICT = {"codegen.llvm.fp_contract": False}  # bit-exact with the interpreter
@@ -29,6 +30,10 @@ WAYS = {
     "sse2": ({}, "llvm -mcpu=x86-64"),
 }
 SIZES = [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64]
+#: The widest square tile whose two vectorized loops merge into one vector on this host:
+#: the merged vector may fill MAX_VECTORS registers (8 x 8 on 512 bits, 4 x 4 on 256).
+HOST_LANES = codegen.Target("llvm").vector_width_bits // 32
+MERGED_TILE = max(t for t in (2, 4, 8, 16) if t * t <= MAX_VECTORS * HOST_LANES)
 
 
 def build(func, way):
@@ -199,22 +204,27 @@ def transpose_kernel(tile=8, guarded=True):
     return tir.PrimFunc([A, B], ib.get())
 
 
-def _transpose_reference(args):
-    out = args[1].copy()
-    rows, cols = (args[0].shape[1] // 8) * 8, (args[0].shape[0] // 8) * 8
-    out[:rows, :cols] = args[0].T[:rows, :cols]
-    return [out]
+def _transpose_reference(tile):
+    def reference(args):
+        out = args[1].copy()
+        rows, cols = (args[0].shape[1] // tile) * tile, (args[0].shape[0] // tile) * tile
+        out[:rows, :cols] = args[0].T[:rows, :cols]
+        return [out]
+    return reference
 
 
-def test_transpose_of_full_tiles():
-    built = modules(transpose_kernel(guarded=False))
+@pytest.mark.parametrize("tile", sorted({4, 8, MERGED_TILE}))
+def test_transpose_of_full_tiles(tile):
+    built = modules(transpose_kernel(tile, guarded=False))
     vec = built["vectorized"][1]
-    assert [r.outcome for r in vec][:1] == ["vectorized"], vec
+    # the tile loops merge where tile * tile lanes fit the registers, else ti stays serial
+    expected = "vectorized" if tile <= MERGED_TILE else "not vectorized"
+    assert [r.outcome for r in vec][:1] == [expected], vec
     rng = np.random.default_rng(4)
-    for n, m in ((8, 8), (16, 8), (8, 24), (17, 9), (0, 8), (7, 7)):
+    for n, m in ((8, 8), (16, 8), (8, 24), (17, 9), (0, 8), (7, 7), (2 * tile + 1, tile)):
         data = values(rng, (m, n))
         run_ways(built, lambda d=data, n=n, m=m: (d.copy(), np.full((n, m), -1.0, np.float32)),
-                 [1], _transpose_reference)
+                 [1], _transpose_reference(tile))
 
 
 def test_transpose_with_a_guarded_edge():
@@ -227,15 +237,16 @@ def test_transpose_with_a_guarded_edge():
 
 
 def test_transpose_tile_merges_both_loops_into_one_vector():
-    """Both tile loops become one 64-lane access in each dimension (how codegen lowers
-    such an access -- row loads and shuffles, or a gather -- is codegen/llvm's choice)."""
-    lowered = codegen.lower(transpose_kernel(guarded=False))["main"]
+    """Both tile loops become one tile * tile-lane access in each dimension (how codegen
+    lowers such an access -- row loads and shuffles, or a gather -- is codegen/llvm's)."""
+    lowered = codegen.lower(transpose_kernel(MERGED_TILE, guarded=False))["main"]
     stores = []
     tir.functor.post_order_visit(lowered.body, lambda s: stores.append(s)
                                  if isinstance(s, tir.BufferStore) else None)
-    assert len(stores) == 1 and stores[0].value.dtype == "float32x64"
-    assert [tir.dtype.lanes_of(i.dtype) for i in stores[0].indices] == [64, 64]
-    assert [tir.dtype.lanes_of(i.dtype) for i in stores[0].value.indices] == [64, 64]
+    lanes = MERGED_TILE * MERGED_TILE
+    assert len(stores) == 1 and stores[0].value.dtype == f"float32x{lanes}"
+    assert [tir.dtype.lanes_of(i.dtype) for i in stores[0].indices] == [lanes, lanes]
+    assert [tir.dtype.lanes_of(i.dtype) for i in stores[0].value.indices] == [lanes, lanes]
 
 
 # ------------------------------------------------------------ padded reads

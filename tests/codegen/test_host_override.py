@@ -124,3 +124,12 @@ def test_a_cpu_the_machine_cannot_run_is_refused(monkeypatch):
 def test_cpu_features_read_off_llvm_code(cpu, expected):
     found = cpu_features.cpu_features(TRIPLE, cpu)
     assert {f for f, on in found.items() if on} == expected
+
+
+@pytest.mark.skipif(not _machine_has("avx2"), reason="an AVX2 override needs an AVX2 machine")
+def test_code_for_features_the_named_cpu_lacks_is_refused_as_there():
+    """As on a real Zen 3, a module built with +avx512f does not run (this machine could)."""
+    code = REPORT.split("asm =")[0].replace('target="llvm"', 'target="llvm -mattr=+avx512f"')
+    out = _child("llvm -mcpu=znver3", code.replace('lib["main"](a, b)', 'lib["main"]'))
+    assert out.returncode == 1
+    assert "uses +avx512f, which this CPU lacks" in out.stderr.strip().splitlines()[-1]

@@ -207,11 +207,48 @@ def nested_selects_ref(d, a, e):
     return np.array(out, F32)
 
 
+def uniform_in_branch(d: int) -> tir.PrimFunc:
+    """Repro 23 at the edges: ``for i: for j in vectorized(VL): if cond: C[i, j] = E[i + d]
+    else: C[i, j] = A[i] + j``, cond (on i * VL + j) true only where i + d is inside E:
+    the load is the same in every lane, and out of bounds where no lane takes the branch."""
+    n = tir.size_var("n")
+    A, E = (tir.decl_buffer((n,), F32, name=name) for name in "AE")
+    C = tir.decl_buffer((n, VL), F32, name="C")
+    ib = ir_builder.create()
+    a, e, c = (ib.buffer_ptr(b) for b in (A, E, C))
+    with ib.for_range(0, n, name="i") as i:
+        with ib.for_range(0, VL, name="j", kind="vectorize") as j:
+            flat = i * VL + j
+            with ib.if_scope(_uniform_cond(flat, n, d)):
+                c[i, j] = e[i + d]
+            with ib.else_scope():
+                c[i, j] = a[i] + tir.Cast(F32, j)
+    return tir.PrimFunc([A, E, C], ib.get())
+
+
+def _uniform_cond(flat, n, d):
+    """True on some lanes of a row (not a condition on i alone), only where E[i + d] is in."""
+    return flat > VL if d < 0 else flat < (n - 1) * VL - 1
+
+
+def uniform_in_branch_ref(d, a, e):
+    n = len(a)
+    out = a[:, None] + np.arange(VL, dtype=F32)[None, :]
+    for i in range(n):
+        for j in range(VL):
+            if _uniform_cond(i * VL + j, n, d):
+                out[i, j] = e[i + d]
+    return out.astype(F32)
+
+
+#: name: (kernel of d, NumPy reference of (d, A, E), shape of C for n).
 EDGE_KERNELS = {
-    "if_converted": (if_converted, if_converted_ref),
-    "padded_in_select": (padded_in_select, padded_in_select_ref),
-    "padded_in_select_in_branch": (padded_in_select_in_branch, padded_in_select_in_branch_ref),
-    "nested_selects": (nested_selects, nested_selects_ref),
+    "if_converted": (if_converted, if_converted_ref, lambda n: (n,)),
+    "uniform_in_branch": (uniform_in_branch, uniform_in_branch_ref, lambda n: (n, VL)),
+    "padded_in_select": (padded_in_select, padded_in_select_ref, lambda n: (n,)),
+    "padded_in_select_in_branch": (padded_in_select_in_branch, padded_in_select_in_branch_ref,
+                                   lambda n: (n,)),
+    "nested_selects": (nested_selects, nested_selects_ref, lambda n: (n,)),
 }
 
 
@@ -244,12 +281,12 @@ SIZES = sorted({1, 2, 3, VL - 1, VL, VL + 1, 2 * VL + 3})
 @pytest.mark.parametrize("name", EDGE_KERNELS)
 def test_guarded_edge_loads_agree_with_numpy(name, d, mode):
     """Bounds checker on (the default): a valid program raises no assert in any build."""
-    make, ref = EDGE_KERNELS[name]
+    make, ref, shape = EDGE_KERNELS[name]
     lib = _build(make(d), mode)
     rng = np.random.default_rng([list(EDGE_KERNELS).index(name), d + 1])
     for n in SIZES:
         a, e = edge_inputs(rng, n)
-        c = np.full(n, 123.0, F32)
+        c = np.full(shape(n), 123.0, F32)
         lib(a, e, c)
         np.testing.assert_array_equal(c, ref(d, a, e), err_msg=f"{name} d={d} n={n}")
 
@@ -266,7 +303,7 @@ _GUARD_PAGE_SCRIPT = textwrap.dedent("""
     from guard_page import at_page_end, at_page_start
 
     rng = np.random.default_rng(7)
-    for name, (make, ref) in EDGE_KERNELS.items():
+    for name, (make, ref, shape) in EDGE_KERNELS.items():
         for d in (-1, 1):
             place = at_page_start if d < 0 else at_page_end
             for mode in ("vectorized", "serial"):
@@ -278,7 +315,7 @@ _GUARD_PAGE_SCRIPT = textwrap.dedent("""
                     a, e0 = edge_inputs(rng, n)
                     keep, e = place(n)
                     e[:] = e0
-                    c = np.full(n, 123.0, np.float32)
+                    c = np.full(shape(n), 123.0, np.float32)
                     lib(a, e, c)
                     np.testing.assert_array_equal(c, ref(d, a, e0), err_msg=(name, d, mode, n))
     print("ok")

@@ -62,7 +62,7 @@ from .canonical_form import (
 from .constraints import add_constraint
 from .pattern import same_expr
 from .rewrite_simplify import RewriteSimplifier, index_like
-from .speculation import speculation_hazard
+from .speculation import Speculation
 
 _ARITH = frozenset((Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Cast))
 _FORMS_LIMIT = 200_000
@@ -107,6 +107,7 @@ class CanonicalSimplifier(RewriteSimplifier):
         self._normals: dict[int, PrimExpr] = {}
         self._keys: dict[int, tuple] = {}
         self._form_epoch = -1
+        self._speculation = Speculation()
         self._methods = {
             Add: self._add, Sub: self._sub, Mul: self._mul, Div: self._div, Mod: self._mod,
             FloorDiv: self._floordiv, FloorMod: self._floormod, Cast: self._cast,
@@ -178,7 +179,7 @@ class CanonicalSimplifier(RewriteSimplifier):
         the fact (``select(0 < z, x // max(z, 1), x)`` to ``x // z``: at z = 0
         the machine traps).
         """
-        if both_run and speculation_hazard(value, divisions=False) is not None:
+        if both_run and self._speculation.hazard(value, divisions=False):
             return self.rewrite(value)
         with self._assume(fact):
             new = self.rewrite(value)

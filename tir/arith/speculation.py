@@ -15,60 +15,93 @@ the value there. It is not harmless when *computing* the value can do harm:
 - an integer division by a non-constant inside an ``if_then_else`` branch:
   the guard may be dropped, and the division then runs where its divisor is 0.
 
-``speculation_hazard`` names the first such node, or returns None when the
-expression may be simplified under the fact. TVM's ``IRMutatorWithAnalyzer``
-assumes a Select's condition in its values without this check (and documents
-that a Select must not guard a load); the simplifier here assumes it only for
-values without a hazard, so an ``if_then_else`` whose branches are pure
-arithmetic still folds as in TVM's tests.
+``Speculation.hazard(e)`` says whether ``e`` holds such a node. TVM's
+``IRMutatorWithAnalyzer`` assumes a Select's condition in its values without
+this check (and documents that a Select must not guard a load); the
+simplifier here assumes it only for values without a hazard, so an
+``if_then_else`` whose branches are pure arithmetic still folds as in TVM's
+tests. The answer depends on the expression alone: it is memoized per node,
+so that asking about every Select of a deep nest stays linear.
 """
 
 from __future__ import annotations
 
+import functools
+
 from .. import dtype as dt
 from ..expr import BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm, Mod, PrimExpr
-from ..functor import ExprVisitor
+from ..functor import deep_recursion
 from ..intrin import is_pure
+from ..node import EXPR, EXPRS, child_fields
 
 _INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
 
-
-class _Found(Exception):
-    """Stops the walk at the first hazard."""
-
-    def __init__(self, node: PrimExpr):
-        super().__init__()
-        self.node = node
+# What a subtree holds, as bits: a load or impure call; an integer division that may
+# trap; such a division inside a branch of an if_then_else.
+_EFFECT, _DIVISION, _GUARDED_DIVISION = 1, 2, 4
+_MEMO_LIMIT = 200_000
 
 
-class _Hazards(ExprVisitor):
-    def __init__(self, divisions: bool):
-        self.divisions = divisions  # every risky division counts, not only guarded ones
-        self.guarded = 0  # how many if_then_else branches enclose the node
+class Speculation:
+    """Answers ``hazard`` for expressions, remembering the answer of every node it visits."""
 
-    def visit_buffer_load(self, node: BufferLoad) -> None:
-        raise _Found(node)
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple] = {}
 
-    def visit_call(self, node: Call) -> None:
-        if not is_pure(node.op):
-            raise _Found(node)
-        if node.op != "tir.if_then_else" or len(node.args) != 3:
-            self.generic_visit(node)
-            return
-        self.visit_expr(node.args[0])  # the condition runs unconditionally
-        self.guarded += 1
-        try:
-            self.visit_expr(node.args[1])
-            self.visit_expr(node.args[2])
-        finally:
-            self.guarded -= 1
+    def hazard(self, e: PrimExpr, divisions: bool = True) -> bool:
+        """Whether simplifying ``e`` under a fact that may be false where it runs is unsafe
+        (see the module docstring).
 
-    def _division(self, node) -> None:
-        if (self.divisions or self.guarded) and _may_trap(node):
-            raise _Found(node)
-        self.generic_visit(node)
+        ``divisions=False``: a caller that checks the divisors of the simplified
+        expression itself counts only the divisions an ``if_then_else`` guards.
+        """
+        if len(self._memo) > _MEMO_LIMIT:
+            self._memo.clear()
+        with deep_recursion():
+            flags = self._flags(e)
+        mask = _EFFECT | _GUARDED_DIVISION | (_DIVISION if divisions else 0)
+        return bool(flags & mask)
 
-    visit_div = visit_mod = visit_floor_div = visit_floor_mod = _division
+    def _flags(self, e: PrimExpr) -> int:
+        hit = self._memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        flags = self._compute(e)
+        self._memo[id(e)] = (e, flags)
+        return flags
+
+    def _compute(self, e: PrimExpr) -> int:
+        cls = type(e)
+        if cls is BufferLoad or (cls is Call and not is_pure(e.op)):
+            return _EFFECT
+        flags = 0
+        for child in _children(e):
+            flags |= self._flags(child)
+        if cls is Call and e.op == "tir.if_then_else" and len(e.args) == 3:
+            if (self._flags(e.args[1]) | self._flags(e.args[2])) & _DIVISION:
+                flags |= _GUARDED_DIVISION
+        elif cls in _INT_DIVISIONS and _may_trap(e):
+            flags |= _DIVISION
+        return flags
+
+
+def _children(e: PrimExpr) -> list:
+    out = []
+    for name, kind in _expr_fields(type(e)):
+        value = getattr(e, name)
+        if kind == EXPR:
+            if value is not None:
+                out.append(value)
+        else:
+            out.extend(value)
+    return out
+
+
+@functools.cache
+def _expr_fields(cls: type) -> tuple:
+    """The expression-valued child fields of ``cls`` (a Let's bound var is not one)."""
+    return tuple((name, kind) for name, kind, binds in child_fields(cls)
+                 if not binds and kind in (EXPR, EXPRS))
 
 
 def _may_trap(node) -> bool:
@@ -79,18 +112,9 @@ def _may_trap(node) -> bool:
     return not (type(b) is IntImm and b.value not in (0, -1))
 
 
-def speculation_hazard(e: PrimExpr, divisions: bool = True) -> PrimExpr | None:
-    """The first node of ``e`` that makes simplifying it under a fact that may not hold
-    where it runs unsafe (see the module docstring), or None if there is none.
-
-    ``divisions=False``: a caller that checks the divisors of the simplified
-    expression itself counts only the divisions an ``if_then_else`` guards.
-    """
-    try:
-        _Hazards(divisions).visit_expr(e)
-    except _Found as found:
-        return found.node
-    return None
+def speculation_hazard(e: PrimExpr, divisions: bool = True) -> bool:
+    """``Speculation().hazard(e, divisions)``, for a one-off question."""
+    return Speculation().hazard(e, divisions)
 
 
-__all__ = ["speculation_hazard"]
+__all__ = ["Speculation", "speculation_hazard"]

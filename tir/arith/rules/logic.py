@@ -94,7 +94,7 @@ def _each_under_the_other(negate: bool):
             k = i % 2
             other = op.logical_not(parts[1 - k]) if negate else parts[1 - k]
             new = parts[k]
-            if speculation_hazard(new) is None:
+            if not speculation_hazard(new):
                 with an.constraint_scope(other):
                     new = an.rewrite_simplify(parts[k])
             if new is parts[k] or same_expr(new, parts[k]):
@@ -259,7 +259,7 @@ def nested_if_then_else(m):
     inner_cond, inner_then, inner_else = then.args
     if not (_is_const_number(inner_else) and _is_const_number(other)):
         return None
-    if speculation_hazard(inner_cond) is not None:
+    if speculation_hazard(inner_cond):
         return None  # c guards d (if_then_else(i < n, if_then_else(A[i] > 0, ..))): c && d reads
     if inner_else.value != other.value or inner_else.dtype != other.dtype:
         return None

@@ -6,7 +6,11 @@ constant bounds cannot express), the condition of an ``if`` inside its
 then-branch (and its negation in the else-branch), the condition of an
 ``AssertStmt`` in its body, the bounds of a ``LetStmt`` value. Each
 expression is simplified under those facts, and statements whose fate is
-then known are resolved:
+then known are resolved. Inside an expression, the condition of an
+``if_then_else`` is a fact in its values; that of a ``Select`` only in a
+value without a load, impure call or guarded division: a Select computes
+both values, so its condition must not stand in for a guard
+(``tir/arith/speculation.py``). Statements are resolved as follows:
 
 - ``if c`` with ``c`` provably true (false) becomes its then (else) branch;
 - a ``For`` whose extent is provably at most 0 and a ``While`` whose

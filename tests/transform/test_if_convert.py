@@ -370,3 +370,33 @@ def test_predicated_store_left_scalar_by_vectorize_loop_is_an_if_again():
     expected = For(loop.loop_var, 0, 16, ForKind.SERIAL,
                    IfThenElse(cond, BufferStore(B, BufferLoad(A, [loop.loop_var]), [0])))
     tir.assert_structural_equal(after.body, expected)
+
+
+def test_uniform_load_of_a_branch_stays_guarded_through_vectorize_and_simplify():
+    """Repro 23: ``if i*16 + j < 3: B[i, j] = P[3 - 2*i] else: B[i, j] = j``. The load of
+    P (out of bounds where i >= 2, where no lane takes the branch) is masked by the
+    condition; scalarized, the mask is an if_then_else, which Simplify must keep inside
+    the Select: the Select's condition is no fact about a value it computes anyway."""
+    B = tir.decl_buffer((4, 16), I32, name="B")
+    P = tir.decl_buffer((4,), I32, name="P")
+    ib = ir_builder.create()
+    b, p = ib.buffer_ptr(B), ib.buffer_ptr(P)
+    with ib.for_range(0, 4, name="i") as i:
+        with ib.for_range(0, 16, name="j", kind="vectorize") as j:
+            with ib.if_scope(i * 16 + j < 3):
+                b[i, j] = p[3 - 2 * i]
+            with ib.else_scope():
+                b[i, j] = j
+    before = tir.PrimFunc([B, P], ib.get())
+    converted, _ = convert(before)
+    i, j = before.body.loop_var, before.body.body.loop_var
+    cond = i * 16 + j < 3
+    load = BufferLoad(P, [3 - 2 * i], predicate=cond)
+    tir.assert_structural_equal(
+        converted.body.body.body, BufferStore(B, Select(cond, load, j), [i, j]))
+    passes = transform.Sequential([transform.VectorizeLoop(), transform.Simplify()])
+    after = passes(tir.IRModule.from_expr(converted))["main"].body.body
+    js = after.loop_var
+    cond = i * 16 + js < 3
+    guarded = tir.if_then_else(cond, BufferLoad(P, [3 - i * 2]), tir.const(0, I32))
+    tir.assert_structural_equal(after.body, BufferStore(B, Select(cond, guarded, js), [i, js]))

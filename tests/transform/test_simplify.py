@@ -150,6 +150,77 @@ def test_float_floordiv_of_nan_folds_to_nan():
     assert isinstance(out.value, tir.FloatImm) and math.isnan(out.value.value)
 
 
+# ------------------------------------------------------------------ guards in Select values
+#
+# A Select evaluates both values on every iteration. Its condition is a fact in a value
+# only where rewriting under a false fact is harmless: never for a load (its index, its
+# predicate, the if_then_else guarding it) or a division an if_then_else guards.
+
+_F0, _F1 = tir.const(0.0), tir.const(1.0)
+
+
+def _in_loop(value_of):
+    """Simplify ``for j in range(64): A[j] = value_of(j)``; return the stored value."""
+    j = tir.Var("j", "int32")
+    return j, _run(_loop(j, 64, tir.BufferStore(A, value_of(j), [j]))).body.value
+
+
+def test_if_then_else_guard_of_a_load_in_a_select_value_is_kept():
+    j, out = _in_loop(lambda j: tir.Select(j >= 1, tir.if_then_else(j - 1 >= 0, A[j - 1], _F0),
+                                           _F1))
+    ge1 = tir.LE(tir.const(1), j)
+    tir.assert_structural_equal(out, tir.Select(ge1, tir.if_then_else(ge1, A[j - 1], _F0), _F1))
+
+
+def test_guard_in_a_nested_select_is_kept():
+    """Repro 24: the outer false value knows j == 1, which proves j < 7; A[j] runs for all j."""
+    def value(j):
+        test = tir.if_then_else(j < 7, A[j] > _F0, tir.const(False))
+        return tir.Select(j != 1, _F1, tir.Select(test, tir.const(2.0), tir.const(3.0)))
+    j, out = _in_loop(value)
+    test = tir.if_then_else(j < 7, tir.LT(_F0, A[j]), tir.const(False))
+    tir.assert_structural_equal(
+        out, tir.Select(j != 1, _F1, tir.Select(test, tir.const(2.0), tir.const(3.0))))
+
+
+def test_load_index_in_a_select_value_is_not_rewritten_under_the_condition():
+    """A[min(j, 7)] is in bounds for every j; A[j] would not be where j >= 8."""
+    j, out = _in_loop(lambda j: tir.Select(j < 8, A[tir.min(j, 7)], _F0))
+    tir.assert_structural_equal(out, tir.Select(j < 8, A[tir.min(j, 7)], _F0))
+
+
+def test_load_predicate_in_a_select_value_is_not_narrowed():
+    def value(j):
+        return tir.Select(j >= 4, tir.BufferLoad(A, [j - 2], tir.all(j - 2 >= 0, j < n)), _F0)
+    j, out = _in_loop(value)
+    masked = tir.BufferLoad(A, [j - 2], tir.And(tir.LE(tir.const(2), j), j < n))
+    tir.assert_structural_equal(out, tir.Select(tir.LE(tir.const(4), j), masked, _F0))
+
+
+def test_division_guarded_in_a_select_value_keeps_its_guard():
+    """Folding the if_then_else would divide by n == 0 whenever the Select runs."""
+    def index(j):
+        return tir.Select(n != 0, tir.if_then_else(n != 0, tir.floordiv(j, n), 0), 0)
+    j, out = _in_loop(lambda j: A[index(j)])
+    tir.assert_structural_equal(out, A[index(j)])
+
+
+def test_select_condition_still_simplifies_pure_arithmetic():
+    """As TVM: pure values use the condition, an if_then_else of pure values folds."""
+    j, out = _in_loop(lambda j: A[tir.Select(j < 8, tir.min(j, 7), 0)])
+    tir.assert_structural_equal(out, A[tir.Select(j < 8, j, 0)])
+    cast = (lambda e: tir.Cast("float32", e))
+    j, out = _in_loop(lambda j: tir.Select(j >= 1, tir.if_then_else(j - 1 >= 0, cast(j - 1),
+                                                                    _F0), _F1))
+    tir.assert_structural_equal(out, tir.Select(tir.LE(tir.const(1), j), cast(j - 1), _F1))
+
+
+def test_if_then_else_still_simplifies_its_values_under_its_condition():
+    """Only the chosen value of an if_then_else runs: its condition is a sound fact."""
+    j, out = _in_loop(lambda j: tir.if_then_else(j < 8, A[tir.min(j, 7)], _F0))
+    tir.assert_structural_equal(out, tir.if_then_else(j < 8, A[j], _F0))
+
+
 # ------------------------------------------------------------------ lets
 
 

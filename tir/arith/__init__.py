@@ -3,8 +3,9 @@
 The entry point is ``Analyzer``; see analyzer.py. Modules: ``const_int_bound``
 (intervals), ``modular_set`` (residues), ``pattern`` + ``rules/`` +
 ``rewrite_simplify`` (rule-based simplifier), ``canonical_simplify`` (linear
-forms), ``constraints`` (facts from conditions), ``int_set`` (symbolic intervals
-and region estimates).
+forms), ``constraints`` (facts from conditions), ``speculation`` (which
+expressions may be simplified under a fact that may not hold where they run),
+``int_set`` (symbolic intervals and region estimates).
 """
 
 from .analyzer import Analyzer

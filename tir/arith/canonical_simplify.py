@@ -62,6 +62,7 @@ from .canonical_form import (
 from .constraints import add_constraint
 from .pattern import same_expr
 from .rewrite_simplify import RewriteSimplifier, index_like
+from .speculation import Speculation
 
 _ARITH = frozenset((Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Cast))
 _FORMS_LIMIT = 200_000
@@ -106,6 +107,7 @@ class CanonicalSimplifier(RewriteSimplifier):
         self._normals: dict[int, PrimExpr] = {}
         self._keys: dict[int, tuple] = {}
         self._form_epoch = -1
+        self._speculation = Speculation()
         self._methods = {
             Add: self._add, Sub: self._sub, Mul: self._mul, Div: self._div, Mod: self._mod,
             FloorDiv: self._floordiv, FloorMod: self._floormod, Cast: self._cast,
@@ -144,10 +146,8 @@ class CanonicalSimplifier(RewriteSimplifier):
 
         As TVM's ``IRMutatorWithAnalyzer``: the true value under the
         condition, the false value under its negation. Beyond TVM, a Select
-        computes both values whatever the condition, so a branch whose new
-        form divides by something not provably non-zero without the condition
-        (``select(0 < z, x // max(z, 1), x)`` to ``x // z``: at z = 0 the
-        machine traps) is simplified without it instead.
+        computes both values whatever the condition, so the condition is
+        only assumed where that is harmless (``_value``).
         """
         self._sync()
         sid = self.ids.of(e)
@@ -159,18 +159,33 @@ class CanonicalSimplifier(RewriteSimplifier):
         cond = self.rewrite(cond)
         if type(cond) is IntImm:
             return self.rewrite(tv if cond.value else fv)
-        with self._assume(cond):
-            t = self.rewrite(tv)
-        with self._assume(op.logical_not(cond)):
-            f = self.rewrite(fv)
-        if select:
-            t = t if self._divides_safely(t, tv) else self.rewrite(tv)
-            f = f if self._divides_safely(f, fv) else self.rewrite(fv)
+        t = self._value(tv, cond, select)
+        f = self._value(fv, op.logical_not(cond), select)
         out = op.select(cond, t, f) if select else Call(e.dtype, e.op, (cond, t, f))
         out = self._rewrite_node(out)
         self._sync()  # the scopes changed the facts' epoch: forget what was cached inside
         self._normals[sid] = out
         return out
+
+    def _value(self, value: PrimExpr, fact: PrimExpr, both_run: bool) -> PrimExpr:
+        """One value of a ``Select`` (``both_run``) or ``if_then_else``, simplified knowing
+        ``fact`` where that is sound.
+
+        A Select's value also runs where ``fact`` is false, so it is simplified
+        without the fact when it holds a load or another hazard
+        (``speculation.py``): ``select(j != 1, 1, if_then_else(j < 7, A[j], 0))``
+        must keep the guard of ``A[j]``, read for every ``j``. The same for a
+        value whose new form divides by something not provably non-zero without
+        the fact (``select(0 < z, x // max(z, 1), x)`` to ``x // z``: at z = 0
+        the machine traps).
+        """
+        if both_run and self._speculation.hazard(value, divisions=False):
+            return self.rewrite(value)
+        with self._assume(fact):
+            new = self.rewrite(value)
+        if both_run and not self._divides_safely(new, value):
+            return self.rewrite(value)
+        return new
 
     def _divides_safely(self, new: PrimExpr, old: PrimExpr) -> bool:
         """Every divisor in ``new`` is non-zero by the facts in scope, or was in ``old``."""

@@ -14,6 +14,7 @@ from ...expr import EQ, LE, NE, And, Call, FloatImm, IntImm, Or, Select
 from ...op import floordiv, floormod, max, min
 from ..extensions import Extension
 from ..pattern import PVar, Rule, broadcast, same_expr
+from ..speculation import speculation_hazard
 from .compare import literal_not
 from .helpers import (
     FALSE,
@@ -79,7 +80,11 @@ REM_GT = _rem(lambda c, b: -1 <= c)
 
 def _each_under_the_other(negate: bool):
     """TVM's ApplyConstraintsToBooleanBranches (opt-in): in ``a && b`` simplify ``a``
-    assuming ``b`` and ``b`` assuming ``a`` (in ``a || b``, assuming the other is false)."""
+    assuming ``b`` and ``b`` assuming ``a`` (in ``a || b``, assuming the other is false).
+
+    Both sides are evaluated, so a side that loads, or has another hazard of
+    ``speculation.py``, is left as it is: rewritten under a fact that is false
+    there, its load could leave the buffer."""
     def result(m):
         an = m.s.analyzer
         if Extension.ApplyConstraintsToBooleanBranches not in an.enabled_extensions:
@@ -88,8 +93,10 @@ def _each_under_the_other(negate: bool):
         for i in range(4):  # alternate until neither side changes
             k = i % 2
             other = op.logical_not(parts[1 - k]) if negate else parts[1 - k]
-            with an.constraint_scope(other):
-                new = an.rewrite_simplify(parts[k])
+            new = parts[k]
+            if not speculation_hazard(new):
+                with an.constraint_scope(other):
+                    new = an.rewrite_simplify(parts[k])
             if new is parts[k] or same_expr(new, parts[k]):
                 unchanged += 1
                 if unchanged >= 2:
@@ -239,7 +246,10 @@ def _is_const_number(e) -> bool:
 
 
 def nested_if_then_else(m):
-    """``if c then (if d then a else k) else k`` is ``if c && d then a else k`` (k constant)."""
+    """``if c then (if d then a else k) else k`` is ``if c && d then a else k`` (k constant).
+
+    ``c && d`` evaluates ``d`` where ``c`` is false: not when ``d`` loads or
+    has another hazard of ``speculation.py``."""
     e = m.x
     if e.op != "tir.if_then_else":
         return None
@@ -249,6 +259,8 @@ def nested_if_then_else(m):
     inner_cond, inner_then, inner_else = then.args
     if not (_is_const_number(inner_else) and _is_const_number(other)):
         return None
+    if speculation_hazard(inner_cond):
+        return None  # c guards d (if_then_else(i < n, if_then_else(A[i] > 0, ..))): c && d reads
     if inner_else.value != other.value or inner_else.dtype != other.dtype:
         return None
     return Call(e.dtype, e.op, (op.logical_and(cond, inner_cond), inner_then, other))

@@ -26,6 +26,16 @@ written to a temporary file in the directory and renamed over the entry
 not check out (truncated, garbled, another format) is a miss and is
 replaced. A hit touches the file (its mtime orders eviction).
 
+**Only our own code runs:** the cache loads object code and runs it, so a
+directory or entry another user could write is refused with a warning
+(``UnsafeCacheWarning``) and the build compiles as without the cache: the
+cache directory must be owned by this user and not writable by group or
+others, no directory above it may be world-writable without the sticky bit
+(``/tmp`` has it), and each entry file must be owned by this user and not
+writable by group or others (checked on the open file, so a file swapped in
+after the check is never read). Directories the cache creates are made
+``0o700`` and entries ``0o600``, so the default is safe.
+
 **Never in the way:** an unwritable or full directory, or any other cache
 failure, falls back to compiling as without the cache, with one warning per
 process. Not cached: cross-compiled targets (nothing runs here), builds under
@@ -41,6 +51,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import struct
 import tempfile
 import time
@@ -98,12 +109,87 @@ def default_dir() -> Path:
 
 
 def open_cache(ctx: transform.PassContext, target: Target) -> DiskCache | None:
-    """The cache ``ctx`` asks for when ``build`` may use it for ``target``, else None."""
+    """The cache ``ctx`` asks for when ``build`` may use it for ``target``, else None.
+
+    None also when the directory is one another user could write (with an
+    ``UnsafeCacheWarning``): its entries would be code this process runs.
+    """
     settings = ctx.config.get(CONFIG_KEY)
     if not settings["enabled"] or ctx.instruments or not target.is_host:
         return None
     directory = Path(settings["dir"]).expanduser() if settings["dir"] else default_dir()
+    problem = directory_problem(directory)
+    if problem is not None:
+        warn_unsafe(problem)
+        return None
     return DiskCache(directory, settings["max_bytes"])
+
+
+# ------------------------------------------------------------------ who can write it
+
+
+class UnsafeCacheWarning(RuntimeWarning):
+    """A cache directory or entry another user could write; the build goes on without it."""
+
+
+def _other_writers(st: os.stat_result) -> str | None:
+    """Why users other than this one could write a file or directory with stat ``st``."""
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        return f"is owned by uid {st.st_uid}, not by this user (uid {os.geteuid()})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"is writable by group or others (mode {stat.S_IMODE(st.st_mode):#o})"
+    return None
+
+
+_RISK = "another user could put code there that this process would run"
+_OWN_DIR = f"set ${DIR_ENV} (or the config's 'dir') to a directory you own"
+
+
+def directory_problem(directory: Path) -> str | None:
+    """Why ``directory`` is no safe place for code this process will run, or None if it is.
+
+    Levels that do not exist yet are fine: the cache creates them ``0o700``.
+    """
+    real = Path(os.path.realpath(directory))  # a symlink's target is what gets read
+    try:
+        why = _other_writers(real.stat())
+    except OSError:  # missing (made later, privately) or under a file (writing fails)
+        why = None
+    if why is not None:
+        fix = f"`chmod go-w {real}`, or {_OWN_DIR}" if "writable" in why else _OWN_DIR
+        return f"the cache directory {real} {why}; {_RISK}. Fix: {fix}"
+    for parent in real.parents:
+        try:
+            mode = parent.stat().st_mode
+        except OSError:
+            continue
+        # Anyone may rename what a world-writable directory holds, unless it is sticky (/tmp).
+        if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+            return (f"{parent}, a parent of the cache directory {real}, is world-writable "
+                    f"without the sticky bit (mode {stat.S_IMODE(mode):#o}); {_RISK}. "
+                    f"Fix: `chmod o-w {parent}`, or {_OWN_DIR}")
+    return None
+
+
+def warn_unsafe(problem: str) -> None:
+    """Warn that the cache is not used because of ``problem``."""
+    warnings.warn(f"tirlite disk cache: not used: {problem}; compiling without the cache",
+                  UnsafeCacheWarning, stacklevel=3)
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Create ``directory`` and its missing parents, each ``0o700``."""
+    # Not Path.mkdir(parents=True): it makes the parents with the umask's mode.
+    missing = []
+    level = Path(directory)
+    while not level.exists() and level != level.parent:
+        missing.append(level)
+        level = level.parent
+    for level in reversed(missing):
+        try:
+            level.mkdir(mode=0o700)
+        except FileExistsError:  # made by another process meanwhile: checked after
+            pass
 
 
 # ------------------------------------------------------------------ the key
@@ -199,8 +285,10 @@ class DiskCache:
         """The header and object code stored for ``key``; None if absent or not valid."""
         path = self.path(key)
         try:
-            data = path.read_bytes()
+            data = _read_own_file(path)
         except OSError:  # absent, evicted meanwhile, or unreadable: a miss
+            return None
+        if data is None:
             return None
         entry = unpack(data)
         if entry is None or entry[0].get("key") != key:
@@ -215,14 +303,17 @@ class DiskCache:
         """Store an entry for ``key`` atomically, then evict beyond ``max_bytes``.
 
         Raises:
-            OSError: the directory cannot be created or written.
+            OSError: the directory cannot be created or written, or (PermissionError)
+                another user could write the directory that now exists there.
         """
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.directory)
+        problem = directory_problem(self.directory)  # a level made meanwhile by someone else
+        if problem is not None:
+            raise PermissionError(problem)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=self.directory)
         try:
-            with os.fdopen(fd, "wb") as f:
+            with os.fdopen(fd, "wb") as f:  # mkstemp made it 0o600: private to this user
                 f.write(pack(dict(header, key=key), obj))
-            os.chmod(tmp, 0o644)  # mkstemp makes it private; a shared cache must be readable
             os.replace(tmp, self.path(key))
         except BaseException:
             _remove(Path(tmp))
@@ -256,6 +347,23 @@ class DiskCache:
                 continue
             _remove(path)
             total -= st.st_size
+
+
+def _read_own_file(path: Path) -> bytes | None:
+    """The bytes of ``path``, or None (with a warning) if another user could have written it.
+
+    The check is on the open file (``fstat``), so a file swapped in after the
+    check is not what gets read; a symlink is not followed.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        why = _other_writers(os.fstat(fd))
+        if why is not None:
+            fix = "chmod go-w" if "writable" in why else "rm"
+            warn_unsafe(f"the entry {path} {why}; {_RISK}. Fix: `{fix} {path}` "
+                        "(this build replaces it with a private one)")
+            return None
+        return f.read()
 
 
 def _remove(path: Path) -> None:

@@ -27,13 +27,17 @@ class Buffer(Node):
     scope: str = attrs.field(default="")
 
     def __attrs_post_init__(self):
-        from .expr import PrimExpr, Var
+        from .expr import IntImm, PrimExpr, Var
         from .op import convert
 
         if not isinstance(self.data, Var) or self.data.dtype != "handle":
             raise TypeError(f"Buffer {self.name}: data must be a handle Var, got {self.data!r}")
         object.__setattr__(self, "dtype", dt.canonical(self.dtype))
         shape = tuple(_index_expr(s, self.name, "shape") for s in self.shape)
+        for i, extent in enumerate(shape):
+            if type(extent) is IntImm and extent.value < 0:
+                raise ValueError(f"Buffer {self.name}: shape[{i}] is {extent.value}, which is "
+                                 "negative; a buffer's shape must be >= 0")
         strides = tuple(_index_expr(s, self.name, "strides") for s in self.strides)
         if strides and len(strides) != len(shape):
             raise ValueError(

@@ -264,12 +264,20 @@ class Allocate(Stmt):
             raise TypeError("Allocate: buffer_var must be a handle Var")
         object.__setattr__(self, "dtype", dt.canonical(self.dtype))
         extents = tuple(_expr_of(e, "Allocate", "extent") for e in self.extents)
-        for e in extents:
+        for i, e in enumerate(extents):
             if not dt.DataType(e.dtype).is_integer:
                 raise TypeError(f"Allocate: extents must be integers, got {e.dtype}")
+            if type(e) is IntImm and e.value < 0:
+                raise ValueError(negative_extent_message(self.buffer_var.name, i, e))
         object.__setattr__(self, "extents", extents)
         object.__setattr__(self, "condition", _check_cond(self.condition, "Allocate"))
         _check_stmt(self.body, "Allocate", "body")
+
+
+def negative_extent_message(name: str, dim: int, extent: Any) -> str:
+    """The error when ``extent`` (a constant, or a symbolic one at run time) is negative."""
+    return (f"allocate {name!r}: the extent {extent} of dimension {dim} is negative; "
+            "an allocation's size must be >= 0")
 
 
 @node

@@ -21,7 +21,7 @@ from tir import dtype as dt
 from tir.buffer import Buffer
 from tir.expr import IntImm, Var
 from tir.functor import method_name, post_order_visit
-from tir.stmt import loop_bounds_error
+from tir.stmt import loop_bounds_error, negative_extent_message
 
 from . import memory, values
 from .intrinsics import ELEMENTWISE
@@ -291,7 +291,12 @@ class Machine:
 
     def visit_allocate(self, s: Any) -> None:
         """Fresh memory (zeroed, or poisoned) for the body's duration."""
-        count = math.prod(self.eval_int(e) for e in s.extents) * self.lanes_of(s.dtype)
+        extents = [self.eval_int(e) for e in s.extents]
+        for dim, (extent, value) in enumerate(zip(s.extents, extents)):
+            if value < 0:  # worded as the compiled Module's run-time check
+                message = negative_extent_message(s.buffer_var.name, dim, extent)
+                raise RuntimeError(f"{self.name}: assertion failed: {message}")
+        count = math.prod(extents) * self.lanes_of(s.dtype)
         with self._bound(s.buffer_var, self._new_memory(s.dtype, count)):
             self.run(s.body)
 

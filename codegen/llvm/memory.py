@@ -22,6 +22,7 @@ from tir import op as tir_op
 from tir.arith import Analyzer
 from tir.expr import Broadcast, BufferLoad, Call, IntImm, Mul, Ramp
 from tir.functor import post_order_visit
+from tir.stmt import negative_extent_message
 
 from .expr import zero
 from .types import (
@@ -361,12 +362,28 @@ class MemoryCodegen:
                 with self.bound(op.buffer_var, ptr, align=align):
                     self.visit_stmt(op.body)
                 return
+        self._check_extents(op)
         count = tir_op.cast("int64", op.extents[0])
         for e in op.extents[1:]:  # in int64: a large allocation must not overflow int32
             count = tir_op.mul(count, tir_op.cast("int64", e))
         if scalable:  # an element holds `lanes * vscale` lanes
             count = tir_op.mul(count, tir_op.cast("int64", tir_op.vscale()))
         self._heap_allocate(op, count, size)
+
+    # A symbolic extent may be negative at run time; aligned_alloc would get a byte
+    # count that wraps (to 0 for a small one: a block the body then overruns), so:
+    #   %neg = icmp slt i32 %n, 0 ; br %neg -> ret <the code of "allocate 'T': ... negative">
+    def _check_extents(self, op):
+        for dim, extent in enumerate(op.extents):
+            if type(extent) is IntImm or not dt.DataType(extent.dtype).is_int:
+                continue  # constants were checked when built; unsigned ones are never negative
+            if self.analyzer.can_prove(extent >= 0):  # a size var, vscale(), ...
+                continue
+            value = self.visit_expr(extent)
+            negative = self.builder.icmp_signed("<", value, ir.Constant(value.type, 0))
+            code = self.error_code(negative_extent_message(op.buffer_var.name, dim, extent))
+            with self.builder.if_then(negative, likely=False):
+                self.builder.ret(int_constant(I32, code))
 
     # %p = call ptr @aligned_alloc(i64 64, i64 round_up(bytes, 64)) ; null -> return -1
     # ... body ... ; call void @free(ptr %p)

@@ -249,3 +249,101 @@ def test_bad_settings_are_config_errors():
         transform.PassContext(config={"codegen.disk_cache": {"max_bytes": 0}})
     with pytest.raises(TypeError, match="'codegen.disk_cache.dir' expects a str"):
         transform.PassContext(config={"codegen.disk_cache": {"dir": 3}})
+
+
+# ------------------------------------------------------------------ only our own code runs
+
+
+def refused(directory, config, match):
+    """Build with ``config``: it warns ``match``, computes right and writes nothing."""
+    before = entries(directory) if os.path.exists(directory) else None
+    with pytest.warns(disk_cache.UnsafeCacheWarning, match=match):
+        lib = build(kernel_module(), config)
+    assert check_results(lib)
+    assert not isinstance(lib, cached_module.CachedModule)
+    assert (entries(directory) if os.path.exists(directory) else None) == before
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o1777])
+def test_a_directory_others_can_write_is_refused(tmp_path, fresh, mode):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, mode)  # 0o1777: sticky, like /tmp, which protects only what is inside
+    refused(shared, settings(shared),
+            rf"cache directory {shared} is writable by group or others \(mode {mode:#o}\).*"
+            rf"chmod go-w {shared}")
+    sub = shared / "sub"
+    if mode == 0o777:  # anyone could rename sub away and put theirs in its place
+        refused(sub, settings(sub), rf"{shared}, a parent of the cache directory {sub}, is "
+                "world-writable without the sticky bit")
+    else:  # sub is made 0o700; sticky (or group-only) parents let no stranger replace it
+        assert build(kernel_module(), settings(sub)).cache_entry.parent == sub
+    assert entries(shared) == []
+
+
+def test_tmp_itself_is_refused_through_the_environment(fresh, monkeypatch):
+    monkeypatch.setenv(disk_cache.DIR_ENV, "/tmp")
+    if os.stat("/tmp").st_mode & 0o022 == 0:
+        pytest.skip("/tmp is not writable by others here")
+    refused("/tmp", {"codegen.disk_cache": {"enabled": True}}, "/tmp is writable by group or "
+            "others|/tmp is owned by uid")
+
+
+def test_a_directory_of_another_user_is_refused(tmp_path, fresh):
+    if os.geteuid() == 0:  # as root, hand a directory to nobody
+        other = tmp_path / "other"
+        other.mkdir(mode=0o755)
+        os.chown(other, 65534, 65534)
+    else:  # a non-root user cannot give a file away; "/" belongs to root
+        other = "/"
+        if os.stat(other).st_uid == os.geteuid():
+            pytest.skip("chown needs root, and / belongs to this user")
+    uid = os.stat(other).st_uid
+    refused(other, settings(other), rf"is owned by uid {uid}, not by this user.*directory you own")
+
+
+def test_an_entry_others_can_write_is_not_loaded(tmp_path, fresh):
+    path = build(kernel_module(), settings(tmp_path)).cache_entry
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    os.chmod(path, 0o666)
+    with pytest.warns(disk_cache.UnsafeCacheWarning,
+                      match=rf"the entry {path} is writable by group or others \(mode 0o666\)"):
+        lib = build(kernel_module(), settings(tmp_path))
+    assert not lib.loaded_from_cache and check_results(lib)
+    assert os.stat(path).st_mode & 0o777 == 0o600  # replaced by a private entry
+    assert build(kernel_module(), settings(tmp_path)).loaded_from_cache
+
+
+def test_an_entry_of_another_user_is_not_loaded(tmp_path, fresh):
+    if os.geteuid() != 0:
+        pytest.skip("chown to another user needs root")
+    path = build(kernel_module(), settings(tmp_path)).cache_entry
+    os.chown(path, 65534, 65534)
+    with pytest.warns(disk_cache.UnsafeCacheWarning, match="is owned by uid 65534"):
+        assert not build(kernel_module(), settings(tmp_path)).loaded_from_cache
+
+
+def test_the_default_directory_is_private_and_caches(tmp_path, fresh, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".cache").mkdir(parents=True, mode=0o775)  # group-writable, as umask 002 makes it
+    os.chmod(home / ".cache", 0o775)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv(disk_cache.DIR_ENV, raising=False)
+    config = {"codegen.disk_cache": {"enabled": True}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stored = build(kernel_module(), config)
+        loaded = build(kernel_module(), config)
+    assert stored.cache_entry.parent == home / ".cache" / "tirlite"
+    assert (stored.loaded_from_cache, loaded.loaded_from_cache) == (False, True)
+    assert os.stat(home / ".cache" / "tirlite").st_mode & 0o777 == 0o700
+    assert os.stat(stored.cache_entry).st_mode & 0o777 == 0o600
+    assert check_results(loaded)
+
+
+def test_missing_levels_are_made_private(tmp_path, fresh):
+    deep = tmp_path / "a" / "b" / "c"
+    assert build(kernel_module(), settings(deep)).cache_entry.parent == deep
+    for level in (tmp_path / "a", tmp_path / "a" / "b", deep):
+        assert os.stat(level).st_mode & 0o777 == 0o700, level

@@ -211,6 +211,58 @@ def test_symbolic_allocation_on_the_heap():
         assert s[0] == 2 * a.sum()
 
 
+# tmp has n - 8 elements; the loop writes 16 of them with the bound checks off, so
+# only the check of the extent stands between a negative n - 8 and a heap overrun.
+NEGATIVE_ALLOCATION = """
+import sys
+import numpy as np
+import codegen, tir, transform
+from tir import ir_builder
+
+n = tir.var("n")
+A = tir.decl_buffer((16,), "float32", name="A")
+ib = ir_builder.create()
+a = ib.buffer_ptr(A)
+tmp = ib.allocate("float32", (n - 8,), name="tmp")
+with ib.for_range(0, 16, name="i") as i:
+    tmp[i] = a[i]
+    a[i] = tmp[i] + tir.const(1.0, "float32")
+with transform.PassContext(config={"tir.instrument_bound_checkers": False}):
+    lib = codegen.build(tir.PrimFunc([A, n], ib.get()), sys.argv[1])
+x = np.zeros(16, "float32")
+lib(x, 24)
+assert (x == 1).all(), x
+for size in (4, -100):
+    try:
+        lib(x, size)
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+"""
+
+
+@pytest.mark.parametrize("target", ["llvm", "interp"])
+def test_a_negative_symbolic_allocation_raises_at_run_time(target):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # a subprocess: an overrun heap block would kill it, not the test session
+    result = subprocess.run([sys.executable, "-c", NEGATIVE_ALLOCATION, target],
+                            cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    message = ("RuntimeError: main: assertion failed: allocate 'tmp': the extent n - 8 of "
+               "dimension 0 is negative; an allocation's size must be >= 0")
+    assert result.stdout.splitlines() == [message, message]
+
+
+def test_a_size_var_extent_needs_no_check():
+    mod = _build(_local_sum(None, n_expr=True))  # tmp has n elements, n a size var: n >= 0
+    assert "aligned_alloc" in mod.get_source("ll")
+    messages = [str(mod.error("main", code)) for code in range(1, 8)]
+    assert not [m for m in messages if "negative" in m], messages
+
+
 def test_vector_access_to_an_allocation_is_aligned():
     """tmp is 64-byte aligned and i*8 is a multiple of 8 floats: `align 32` accesses."""
     A = tir.decl_buffer((64,), "float32", name="A")

@@ -3,6 +3,7 @@
 import pytest
 
 import tir
+from tir import ir_builder
 from tir.stmt import ForKind
 
 x = tir.var("x")
@@ -175,6 +176,19 @@ def test_allocate():
         tir.Allocate(x, "float32", [4], True, NOP)
     with pytest.raises(TypeError, match="Allocate: extents must be integers, got float32"):
         tir.Allocate(buf, "float32", [4.0], True, NOP)
+
+
+def test_a_negative_constant_size_is_refused_where_it_is_written():
+    buf = tir.Var("buf", "handle")
+    with pytest.raises(ValueError, match=r"allocate 'buf': the extent -2 of dimension 1 is "
+                                         r"negative; an allocation's size must be >= 0"):
+        tir.Allocate(buf, "float32", [8, -2], True, NOP)
+    with pytest.raises(ValueError, match=r"Buffer A: shape\[1\] is -3, which is negative"):
+        tir.decl_buffer((4, -3), "float32", "A")
+    with pytest.raises(ValueError, match=r"Buffer tmp: shape\[0\] is -4, which is negative"):
+        ir_builder.create().allocate("float32", (-4,), name="tmp")
+    assert tir.Allocate(buf, "float32", [0, x - 9], True, NOP).extents[0].value == 0  # empty: ok
+    assert tir.decl_buffer((0,), "float32", "E").shape[0].value == 0
 
 
 def test_attr_evaluate_assert():

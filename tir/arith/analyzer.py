@@ -12,7 +12,8 @@ Semantics, as in TVM:
 - Index arithmetic does not overflow. The integer rules (and linear forms)
   rely on it and serve signed 32- and 64-bit integers; 8/16-bit and unsigned
   integers, which wrap in practice, only get identities that survive
-  wraparound (``a - a``, ``(a + b) - b`` ...); floats only get exact constant
+  wraparound (``a - a``, ``(a + b) - b``, ``a + b == b + a``, ``a < a``,
+  ``a ^ a`` ..., not ``a + 1 > a``); floats only get exact constant
   folding and rules that never reassociate.
 - ``can_prove`` is sound: ``False`` means "not proven", never "false".
 - ``bind(var, Range)`` sets the var's bound ``[min, min + extent - 1]``;

@@ -9,7 +9,8 @@ see ``intern.py``) until the analyzer's facts change.
 
 Soundness: integer rules assume index arithmetic does not overflow (as TVM
 does) and serve 32/64-bit signed integers; other integers get the ring
-identities only; float expressions only get exact constant folding and rules
+identities and equality modulo ``2**bits`` only; bools get comparisons of
+identical operands; float expressions only get exact constant folding and rules
 that do not reassociate (identical Select branches, constant conditions). A
 rule whose constant arithmetic overflows a non-wrapping type does not apply
 (``j - INT32_MIN`` is not ``j + INT32_MIN``; see ``pattern.build``).
@@ -33,7 +34,7 @@ from ..functor import ExprMutator, substitute
 from .const_int_bound import wraps
 from .constraints import prove_from_constraints
 from .pattern import BUILDERS, child_types, could_match
-from .rules import ANY_DTYPE_KINDS, FLOAT_RULES, RING_RULES, RULES
+from .rules import ANY_DTYPE_KINDS, BOOL_RULES, FLOAT_RULES, RING_RULES, RULES
 from .rules.compare import known_bool
 
 #: How many rule applications may nest before the simplifier gives up on a node.
@@ -203,7 +204,8 @@ class RewriteSimplifier:
 
     @staticmethod
     def _table(e: PrimExpr) -> dict | None:
-        """Which rules fit ``e``: all, ring identities (wrapping ints), or exact ones (floats)."""
+        """Which rules fit ``e``: all, ring identities (wrapping ints), comparisons of
+        identical operands (bool), or exact ones (floats)."""
         if type(e) in ANY_DTYPE_KINDS:
             return RULES
         operand = e.a if isinstance(e, CmpOpNode) else e
@@ -211,6 +213,8 @@ class RewriteSimplifier:
             return RULES
         if wraps(operand.dtype):
             return RING_RULES
+        if dt.element_of(operand.dtype) == "bool":
+            return BOOL_RULES
         return FLOAT_RULES
 
     # ------------------------------------------------------------ helpers for rule conditions

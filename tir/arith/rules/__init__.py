@@ -7,6 +7,7 @@ The rules live one block per node kind, one rule per line
 in ``helpers``. ``RULES`` serve 32/64-bit signed integers, which index
 arithmetic uses and which TIR assumes never overflow; ``RING_RULES``
 (identities that survive wraparound) serve the other integers;
+``BOOL_RULES`` (comparisons of identical operands) serve bool;
 ``FLOAT_RULES`` (exact identities) serve floats; ``ANY_DTYPE_KINDS`` run on
 every dtype and guard themselves (see ``RewriteSimplifier._table``).
 """
@@ -38,7 +39,22 @@ from ...expr import (
     Sub,
 )
 from .add_sub_mul import ADD, ADD_RING, FLOAT_ADD, MUL, MUL_RING, RAMP_RULES, SUB, SUB_RING
-from .compare import EQ_RULES, GE_RULES, GT_RULES, LE_RULES, LT_RULES, NE_RULES
+from .compare import (
+    EQ_RING,
+    EQ_RULES,
+    EQ_SAME,
+    GE_RULES,
+    GT_RULES,
+    LE_RING,
+    LE_RULES,
+    LE_SAME,
+    LT_RING,
+    LT_RULES,
+    LT_SAME,
+    NE_RING,
+    NE_RULES,
+    NE_SAME,
+)
 from .div_mod import FLOORDIV, FLOORMOD, TRUNCDIV, TRUNCMOD
 from .intrin import INTRIN_RULES
 from .logic import AND_RULES, CALL_RULES, NOT_RULES, OR_RULES, SELECT_RULES
@@ -55,7 +71,11 @@ RULES = {
 #: The rules for integers that may wrap (8/16-bit, unsigned): ring identities only.
 RING_RULES = {
     Add: ADD_RING, Sub: SUB_RING, Mul: MUL_RING, Ramp: RAMP_RULES, Min: MIN_RING, Max: MAX_RING,
+    EQ: EQ_RING, NE: NE_RING, LT: LT_RING, LE: LE_RING,
 }
+
+#: The rules for comparing bools: identical operands (and constraints in scope) only.
+BOOL_RULES = {EQ: EQ_SAME, NE: NE_SAME, LT: LT_SAME, LE: LE_SAME}
 
 #: The rules for floats: exact identities only.
 FLOAT_RULES = {Add: FLOAT_ADD}

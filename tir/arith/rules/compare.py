@@ -6,6 +6,13 @@ LT/EQ rules change something, so one set of rules serves each pair. A
 comparison is first decided, if it can be, by ``compare`` (the bound and
 residue of ``a - b``: TVM's ``TryCompare``). These tables serve signed 32/64-bit
 integers (no overflow assumed); floats never reach them (NaN compares false).
+
+The ``*_RING`` tables serve integers that wrap (8/16-bit, unsigned): equality
+survives wraparound (``a == b`` exactly when ``a - b`` wraps to 0, so the
+bound and residue of the wrapped difference decide it, and constants move
+across ``==`` modulo ``2**bits``), an order does not (``x < x + 1`` is false
+at the maximum), so ``<`` and ``<=`` are only decided for identical operands.
+The ``*_SAME`` tables hold just the identical-operand rules, for bool.
 """
 
 from __future__ import annotations
@@ -229,6 +236,26 @@ def _ne_by_compare(m):
     return None
 
 
+def _equal_mod(m) -> bool | None:
+    """Whether ``x == y`` for integers that wrap, by their wrapped difference; None if unknown."""
+    lo, hi = m.s.diff_interval(m.x, m.y)  # the bound of x - y as the machine wraps it
+    if lo == hi == 0:
+        return True
+    if lo > 0 or hi < 0:
+        return False
+    coeff, base = m.s.modular(op.sub(m.x, m.y))
+    return False if coeff > 0 and base % coeff != 0 else None
+
+
+def _decided_mod(equal: bool):
+    """``x == y`` (``equal``) or ``x != y`` decided by ``_equal_mod``."""
+    def result(m):
+        known = _equal_mod(m)
+        return None if known is None else op.const(known == equal, "bool")
+
+    return result
+
+
 # ---------------------------------------------------------------- merging constant offsets
 
 
@@ -394,5 +421,44 @@ NE_RULES = [
     Rule(NE(x, y), ne_as_not_eq),
 ]
 
-__all__ = ["EQ_RULES", "GE_RULES", "GT_RULES", "LE_RULES", "LT_RULES", "NE_RULES", "compare",
-           "known_bool", "literal", "literal_not"]
+# Integers that wrap: equality modulo 2**bits, order only of identical operands.
+EQ_RING = [
+    Rule(EQ(broadcast(x), broadcast(y)), broadcast(EQ(x, y))),
+    Rule(EQ(x, x), True),
+    Rule(EQ(x, y), literal(EQ)),
+    Rule(EQ(x, y), _decided_mod(True)),
+    Rule(EQ(c1, x), EQ(x, c1)),
+    Rule(EQ(x - c1, c2), EQ(x, c2 + c1)),  # the constants fold wrapping, as the machine adds
+    Rule(EQ(c1 - x, c2), EQ(x, c1 - c2)),
+    Rule(EQ(x + c1, c2), EQ(x, c2 - c1)),
+]  # not x * y == 0 -> x == 0 or y == 0: 16 * 16 wraps to 0 in uint8
+
+NE_RING = [
+    Rule(NE(x, x), False),
+    Rule(NE(x, y), literal(NE)),
+    Rule(NE(x, y), _decided_mod(False)),
+    Rule(NE(x, y), ne_as_not_eq),
+]
+
+LT_RING = [
+    Rule(broadcast(x) < broadcast(y), broadcast(x < y)),
+    Rule(x < x, False),
+    Rule(x < y, literal(LT)),
+]  # not ramp(x, y) < ramp(z, y) -> x < z: the lanes may wrap at different points
+
+LE_RING = [
+    Rule(broadcast(x) <= broadcast(y), broadcast(x <= y)),
+    Rule(x <= x, True),
+    Rule(x <= y, literal(LE)),
+    Rule(x <= y, le_as_not_lt),
+]
+
+# bool: identical operands only (no arithmetic on bools)
+EQ_SAME = [Rule(EQ(x, x), True), Rule(EQ(x, y), literal(EQ))]
+NE_SAME = [Rule(NE(x, x), False), Rule(NE(x, y), literal(NE))]
+LT_SAME = [Rule(x < x, False), Rule(x < y, literal(LT))]
+LE_SAME = [Rule(x <= x, True), Rule(x <= y, literal(LE))]
+
+__all__ = ["EQ_RING", "EQ_RULES", "EQ_SAME", "GE_RULES", "GT_RULES", "LE_RING", "LE_RULES",
+           "LE_SAME", "LT_RING", "LT_RULES", "LT_SAME", "NE_RING", "NE_RULES", "NE_SAME",
+           "compare", "known_bool", "literal", "literal_not"]

@@ -1,8 +1,10 @@
-"""Rewrite rules for intrinsic calls on constants: shifts, ``clz`` and ``ceil`` (TVM's).
+"""Rewrite rules for intrinsic calls: constant folding, and bitwise ops of equal operands.
 
-Each folds only what the machine computes exactly: a shift by an amount in
-``[0, bits)`` (others are undefined in C and stay calls), ``clz`` of an
-integer constant (``bits`` for zero, as TVM folds it), ``ceil`` of a constant.
+Folding covers shifts, ``clz`` and ``ceil`` (TVM's) and does only what the
+machine computes exactly: a shift by an amount in ``[0, bits)`` (others are
+undefined in C and stay calls), ``clz`` of an integer constant (``bits`` for
+zero, as TVM folds it), ``ceil`` of a constant. ``x & x``, ``x | x`` and
+``x ^ x`` hold bit by bit, so they serve every integer dtype.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from ... import dtype as dt
 from ...expr import Call, FloatImm, IntImm, PrimExpr
 from ...op import cast, const
 from ...op_intrin import shift_left, shift_right
-from ..pattern import Rule
+from ..pattern import Rule, same_expr
 from .helpers import x
 
 _SHIFTS = {"tir.shift_left": shift_left, "tir.shift_right": shift_right}
@@ -60,6 +62,26 @@ def fold_intrinsic(m) -> PrimExpr | None:
     return fold(e)
 
 
+#: What a bitwise op of two equal operands ``a`` is.
+_SAME_OPERANDS = {
+    "tir.bitwise_and": lambda a: a,                   # x & x -> x
+    "tir.bitwise_or": lambda a: a,                    # x | x -> x
+    "tir.bitwise_xor": lambda a: const(0, a.dtype),   # x ^ x -> 0
+}
+
+
+def same_operands(m) -> PrimExpr | None:
+    """``x & x``, ``x | x`` or ``x ^ x`` simplified, else None."""
+    e = m.x
+    if type(e) is not Call:
+        return None
+    result = _SAME_OPERANDS.get(e.op)
+    if result is None or len(e.args) != 2 or not same_expr(*e.args):
+        return None
+    return result(e.args[0])
+
+
 INTRIN_RULES = [
     Rule(x, fold_intrinsic),
+    Rule(x, same_operands),
 ]

@@ -13,6 +13,7 @@ from .pass_base import (
     module_pass,
     prim_func_pass,
 )
+from .bounds_analysis import RejectOutOfBoundsAccesses
 from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .lower_blocks import (

@@ -14,6 +14,7 @@ from .pass_base import (
     prim_func_pass,
 )
 from .bounds_analysis import RejectOutOfBoundsAccesses
+from .hoist_bound_checks import HoistVectorBoundChecks
 from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .lower_blocks import (

@@ -180,7 +180,7 @@ class _Finder(StmtVisitor):
 
     def _check_own(self, stmt: Stmt) -> None:
         """Report the accesses that ``stmt``'s own expressions (not its body) surely make."""
-        loads = _SurelyEvaluated()
+        loads = SurelyEvaluated()
         for name, kind, binds in child_fields(type(stmt)):
             value = getattr(stmt, name)
             if binds or value is None:
@@ -243,7 +243,7 @@ class _Finder(StmtVisitor):
         return (None if low == inf.NEG_INF else low, None if high == inf.POS_INF else high)
 
 
-class _SurelyEvaluated(ExprVisitor):
+class SurelyEvaluated(ExprVisitor):
     """The unmasked loads an expression evaluates whenever it is evaluated."""
 
     def __init__(self):

@@ -37,6 +37,10 @@ of that read. Not checked (documented limits):
 - loads in the condition of a ``While`` (evaluated on every iteration, before the body);
 - a scalable gather index without a mask (no scalable min/max reduction is emitted).
 
+``codegen.build`` runs this pass last, on vector code; ``HoistVectorBoundChecks``
+(hoist_bound_checks.py) runs first and checks each vectorized loop's plain accesses
+once, before the loop, in the user's words, so its assert usually proves them here.
+
 A function whose accesses are all proven comes back as the very same object,
 so kernels with loops over their buffers' shapes compile exactly as before.
 TVM has the same config key, off by default; tirlite defaults it to on
@@ -195,7 +199,7 @@ class BoundCheckInstrumenter(StmtExprMutator):
             conds = MaskedBounds(self.analyzer).conditions(
                 buffer.shape, indices, predicate,
                 lambda idx, shape=buffer.shape: self._unmasked(shape, idx))
-        return _Check(conds, _describe(buffer, indices), depth)
+        return _Check(conds, describe_access(buffer, indices), depth)
 
     def _unmasked(self, shape: tuple, indices: tuple) -> list:
         """The unproven conditions that every lane of ``indices`` is inside ``shape``."""
@@ -270,7 +274,8 @@ def _access(node: Any) -> tuple:
     return node.buffer, node.indices, node.predicate, depth
 
 
-def _describe(buffer: Any, indices: tuple) -> str:
+def describe_access(buffer: Any, indices: tuple) -> str:
+    """``A[i + 1] with extent 64``: how an assert message names an access."""
     shown = ", ".join(_show_index(i) for i in indices)
     if len(buffer.shape) == 1:
         return f"{buffer.name}[{shown}] with extent {buffer.shape[0]}"

@@ -49,6 +49,11 @@ def default_pipeline() -> list:
         transform.CompactBufferAllocation(),
         # Blocks -> their bodies (iter vars substituted, predicate as if, Allocate).
         transform.LowerOpaqueBlock(),
+        # An access out of bounds whenever the function runs -> ValueError naming it
+        # (tir.instrument_bound_checkers; before Simplify: the index as the user wrote it).
+        transform.RejectOutOfBoundsAccesses(),
+        # Accesses of vectorized loops -> one assert before the loop, naming them as written.
+        transform.HoistVectorBoundChecks(),
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.

@@ -13,6 +13,8 @@ from .pass_base import (
     module_pass,
     prim_func_pass,
 )
+from .bounds_analysis import RejectOutOfBoundsAccesses
+from .hoist_bound_checks import HoistVectorBoundChecks
 from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .lower_blocks import (

@@ -15,22 +15,31 @@ before the access runs.
 The index of a dimension is read as its lowest and highest lane:
 
 - a scalar ``x``: ``x`` and ``x``;
-- ``Ramp(b, s, L)`` with a constant stride: ``b + min(0, (L-1)*s)`` and ``b + max(0, (L-1)*s)``;
+- ``Ramp(b, s, L)`` with a constant stride: ``b + min(0, (L-1)*s)`` and ``b + max(0, (L-1)*s)``
+  (``L`` may be ``vscale() * k``);
 - ``Broadcast(v, L)``: ``v`` and ``v``;
 - a ``Shuffle`` of such vectors (nested vectorized loops make them, a transpose
   ``B[i, j] = A[j, i]`` one in every dimension): the lowest and highest lane of all of them;
 - any other vector (a gather index): ``tir.vector_reduce_min`` / ``tir.vector_reduce_max``;
   an integer one is checked as ``all(uint(index) < extent)`` instead (one vector compare).
 
+A masked access (``predicate``: a strip-mined tail, an SVE loop, an if-converted
+branch) is checked on its active lanes only (lane_bounds.py): one compare of the
+last lane a tail mask can turn on, guarded so that an all-off mask checks nothing,
+or, for any other mask, ``all(!mask || uint(index) < extent)``.
+
 All unproven checks of one statement share one assert; a check whose index
 reads memory itself (``a[idx[k]]``) sits in an inner assert, after the check
 of that read. Not checked (documented limits):
 
-- accesses with a ``predicate`` (masked lanes: only the active lanes touch memory);
 - loads in the branches of ``tir.if_then_else`` (evaluated only when chosen);
 - loads inside the body of a ``Let`` expression (their indices may use its variable);
 - loads in the condition of a ``While`` (evaluated on every iteration, before the body);
-- scalable vector indices (``vscale`` lanes: the lane count is not a constant).
+- a scalable gather index without a mask (no scalable min/max reduction is emitted).
+
+``codegen.build`` runs this pass last, on vector code; ``HoistVectorBoundChecks``
+(hoist_bound_checks.py) runs first and checks each vectorized loop's plain accesses
+once, before the loop, in the user's words, so its assert usually proves them here.
 
 A function whose accesses are all proven comes back as the very same object,
 so kernels with loops over their buffers' shapes compile exactly as before.
@@ -46,12 +55,20 @@ from typing import Any
 from tir import arith, op, structural_equal
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, Let, PrimExpr, StringImm, Var
-from tir.expr_vector import Broadcast, Ramp, Shuffle
+from tir.expr_vector import Ramp
 from tir.functor import ExprVisitor, StmtExprMutator
 from tir.node import EXPR, EXPRS, child_fields, replace
 from tir.range import Range
 from tir.stmt import AssertStmt, BufferStore, For, IfThenElse, LetStmt, Stmt, While
 
+from .lane_bounds import (
+    MaskedBounds,
+    is_reduced,
+    lane_count,
+    lane_span,
+    non_negative,
+    unsigned_below,
+)
 from .pass_base import PrimFuncPass, prim_func_pass
 
 CONFIG_KEY = "tir.instrument_bound_checkers"
@@ -169,31 +186,43 @@ class BoundCheckInstrumenter(StmtExprMutator):
                 for v in value:
                     collector.visit_expr(v)
         accesses = collector.accesses
-        if isinstance(stmt, BufferStore) and stmt.predicate is None:
-            accesses.append((stmt.buffer, stmt.indices, collector.depth_of(stmt.indices)))
-        return [self._check(buf, indices, depth) for buf, indices, depth in accesses]
+        if isinstance(stmt, BufferStore):
+            accesses.append(_access(stmt))
+        return [self._check(buf, indices, predicate, depth)
+                for buf, indices, predicate, depth in accesses]
 
-    def _check(self, buffer: Any, indices: tuple, depth: int) -> _Check:
+    def _check(self, buffer: Any, indices: tuple, predicate: PrimExpr | None,
+               depth: int) -> _Check:
+        if predicate is None:
+            conds = self._unmasked(buffer.shape, indices)
+        else:  # only the active lanes touch memory
+            conds = MaskedBounds(self.analyzer).conditions(
+                buffer.shape, indices, predicate,
+                lambda idx, shape=buffer.shape: self._unmasked(shape, idx))
+        return _Check(conds, describe_access(buffer, indices), depth)
+
+    def _unmasked(self, shape: tuple, indices: tuple) -> list:
+        """The unproven conditions that every lane of ``indices`` is inside ``shape``."""
         conds = []
-        for index, extent in zip(indices, buffer.shape):
-            span = _lane_span(index)
+        for index, extent in zip(indices, shape):
+            span = lane_span(index)
             if span is None:
                 continue
             lo, hi = span
-            tests = ((lo, _non_negative), (hi, lambda x, e=extent: op.less(x, e)))
+            tests = ((lo, non_negative), (hi, lambda x, e=extent: op.less(x, e)))
             unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
             itype = DataType(index.dtype)
-            if unproven and _is_reduced(lo) and (itype.is_int or itype.is_uint):
-                conds.append(_unsigned_below(index, extent))
+            if unproven and is_reduced(lo) and (itype.is_int or itype.is_uint):
+                conds.append(unsigned_below(index, extent))
                 continue
             for bound, test in unproven:
                 # a lane bound built here (b + -6) reads better simplified (b - 6)
                 conds.append(test(bound if bound is index else self.analyzer.simplify(bound)))
-        return _Check(conds, _describe(buffer, indices), depth)
+        return conds
 
 
 class _AccessCollector(ExprVisitor):
-    """The unconditionally evaluated, unmasked loads in an expression, with their nesting depth."""
+    """The unconditionally evaluated loads of an expression (masked ones with their mask)."""
 
     def __init__(self):
         self.accesses: list = []
@@ -203,8 +232,7 @@ class _AccessCollector(ExprVisitor):
             self.visit_expr(index)
         if load.predicate is not None:
             self.visit_expr(load.predicate)
-            return
-        self.accesses.append((load.buffer, load.indices, self.depth_of(load.indices)))
+        self.accesses.append(_access(load))
 
     def visit_call(self, call: Call) -> None:
         if call.op == "tir.if_then_else":  # only the chosen branch is evaluated
@@ -237,62 +265,17 @@ class _LoadDepth(ExprVisitor):
         self._current -= 1
 
 
-def _lane_span(index: PrimExpr) -> tuple | None:
-    """The lowest and highest lane of ``index``, or None if it is not checked."""
-    if isinstance(index, Broadcast):
-        return _lane_span(index.value)
-    t = DataType(index.dtype)
-    if not t.is_vector:
-        return index, index
-    if t.is_scalable:
-        return None  # vscale lanes: the lane count is not a constant
-    if isinstance(index, Ramp) and isinstance(index.stride, IntImm) \
-            and not DataType(index.base.dtype).is_vector:
-        reach = op.mul(index.stride, op.const(index.lanes - 1, index.stride.dtype))
-        zero = op.const(0, reach.dtype)
-        return (op.add(index.base, op.min(zero, reach)), op.add(index.base, op.max(zero, reach)))
-    if isinstance(index, Shuffle):
-        spans = [_lane_span(v) for v in index.vectors]
-        if spans and all(span is not None and not _is_reduced(span[0]) for span in spans):
-            lo, hi = spans[0]
-            for other_lo, other_hi in spans[1:]:
-                lo, hi = op.min(lo, other_lo), op.max(hi, other_hi)
-            return lo, hi
-    elem = str(t.element_of)
-    return (Call(elem, "tir.vector_reduce_min", [index]),
-            Call(elem, "tir.vector_reduce_max", [index]))
+def _access(node: Any) -> tuple:
+    """``(buffer, indices, predicate, depth)`` of a load or store: depth counts the loads
+    its indices and its mask read (their own checks come first)."""
+    depth = _AccessCollector.depth_of(node.indices)
+    if node.predicate is not None:
+        depth = max(depth, _AccessCollector.depth_of((node.predicate,)))
+    return node.buffer, node.indices, node.predicate, depth
 
 
-def _is_reduced(bound: PrimExpr) -> bool:
-    return isinstance(bound, Call) and bound.op == "tir.vector_reduce_min"
-
-
-def _unsigned_below(index: PrimExpr, extent: PrimExpr) -> PrimExpr:
-    """``0 <= every lane < extent`` as one unsigned test: a negative lane wraps to a huge value.
-
-    For a data-dependent (gather) index this is one vector compare, one
-    all-lanes reduction of its mask and one branch per vector (on x86:
-    ``vpcmpnleud`` + ``kortestb`` with AVX-512; ``vpmaxud`` + ``vpcmpeqd`` +
-    ``vtestps`` on AVX2, which has no unsigned compare), instead of a tree of
-    horizontal max steps and a scalar compare. The compare runs in the wider
-    of the two dtypes, so an int64 extent is never truncated to 32 bits (a
-    negative int32 lane sign-extends first, and stays huge as unsigned).
-    """
-    t = DataType(index.dtype)
-    bits = max(t.bits, DataType(extent.dtype).bits)
-    if bits != t.bits:  # sign- or zero-extends, as the index's own type says
-        index = op.cast(f"{'uint' if t.is_uint else 'int'}{bits}x{t.lanes}", index)
-    unsigned = f"uint{bits}"
-    lanes = op.reinterpret(f"{unsigned}x{t.lanes}", index)
-    below = op.less(lanes, Broadcast(op.cast(unsigned, extent), t.lanes))
-    return Call("bool", "tir.vector_reduce_and", [below])
-
-
-def _non_negative(x: PrimExpr) -> PrimExpr:
-    return op.greater_equal(x, op.const(0, x.dtype))
-
-
-def _describe(buffer: Any, indices: tuple) -> str:
+def describe_access(buffer: Any, indices: tuple) -> str:
+    """``A[i + 1] with extent 64``: how an assert message names an access."""
     shown = ", ".join(_show_index(i) for i in indices)
     if len(buffer.shape) == 1:
         return f"{buffer.name}[{shown}] with extent {buffer.shape[0]}"
@@ -300,10 +283,13 @@ def _describe(buffer: Any, indices: tuple) -> str:
 
 
 def _show_index(index: PrimExpr) -> str:
-    if isinstance(index, Ramp) and isinstance(index.stride, IntImm) \
-            and not DataType(index.dtype).is_scalable:
-        reach = index.lanes * index.stride.value
-        end = op.add(index.base, reach) if reach > 0 else op.sub(index.base, -reach)
+    if isinstance(index, Ramp) and isinstance(index.stride, IntImm):
+        if DataType(index.dtype).is_scalable:  # lanes is vscale() * k
+            reach = op.mul(lane_count(index), index.stride)
+            end = op.add(index.base, reach)
+        else:
+            reach = index.lanes * index.stride.value
+            end = op.add(index.base, reach) if reach > 0 else op.sub(index.base, -reach)
         step = "" if index.stride.value == 1 else f":{index.stride.value}"
         return f"{index.base}:{end}{step}"
     return str(index)

@@ -42,7 +42,7 @@ def test_writing_past_the_array_raises_runtime_error_naming_the_buffer():
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
         "RuntimeError: main: assertion failed: index out of bounds: "
-        "A[i * 4:i * 4 + 4] with extent A_len"
+        "A[i * 4 + j] with extent A_len"  # as written, not the vector A[i * 4:i * 4 + 4]
     )
 
 

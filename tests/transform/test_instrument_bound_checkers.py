@@ -220,12 +220,100 @@ def test_if_then_else_branches_masked_accesses_and_while_conditions_are_skipped(
     assert out is func
 
 
-def test_scalable_ramp_is_skipped():
+def test_scalable_ramp_spans_vscale_lanes():
     i = tir.Var("i", "int32")
     lanes = 4 * tir.vscale()
     store = BufferStore(A, tir.Broadcast(tir.const(1.0), lanes), [tir.Ramp(i, 1, lanes)])
-    func, out = _run(_loop(i, n, store))
+    _, out = _run(_loop(i, n, store))
+    (check,) = _asserts(out.body)
+    assert _conds(check) == ["T.vscale() * 4 + i - 1 < m"]
+    assert check.message.value == "index out of bounds: A[i:i + T.vscale() * 4] with extent m"
+
+
+# ------------------------------------------------------------------ masked accesses
+
+
+def _tail_store(buf, base, limit, lanes=8):
+    """The store of a strip-mined tail: lanes ``base + k < limit`` of ``buf[base + k]``."""
+    mask = tir.get_active_lane_mask(f"uint1x{lanes}", base, limit)
+    return BufferStore(buf, tir.Broadcast(tir.const(1.0), lanes), [tir.Ramp(base, 1, lanes)],
+                       predicate=mask)
+
+
+def test_tail_mask_checks_its_last_active_lane_unless_no_lane_is_on():
+    base = tir.floordiv(n, 8) * 8
+    _, out = _run(_tail_store(S, base, n))
+    (check,) = _asserts(out)
+    # lanes base .. min(base + 8, n) - 1 can be on; none is when base >= n
+    # (n < 0 makes base negative: its lanes below 0 are on)
+    assert str(check.condition) == "not n // 8 * 8 < n or n // 8 * 8 >= 0 and n - 1 < 64"
+    assert check.message.value == "index out of bounds: S[n // 8 * 8:n // 8 * 8 + 8] with extent 64"
+
+
+def test_tail_mask_over_a_buffer_of_its_limit_is_proven():
+    k = tir.size_var("k")
+    K = tir.decl_buffer((k,), "float32", name="K")
+    base = tir.floordiv(k, 8) * 8
+    body = SeqStmt([_tail_store(K, base, k), _tail_store(K, base, tir.min(k, n))])
+    func, out = _run(body, params=(K, n))
     assert out is func
+
+
+def test_masked_load_and_store_share_one_guarded_assert():
+    i = tir.Var("i", "int32")
+    ramp = tir.Ramp(i * 4, 1, 4)
+    mask = tir.get_active_lane_mask("uint1x4", i * 4, n)
+    load = tir.BufferLoad(S, [tir.Ramp(i * 4 + 64, 1, 4)], predicate=mask)
+    store = BufferStore(A, load, [ramp], predicate=mask)
+    _, out = _run(_loop(i, m, store))
+    (check,) = _asserts(out.body)
+    assert check.message.value == (
+        "index out of bounds: one of S[i * 4 + 64:i * 4 + 64 + 4] with extent 64; "
+        "A[i * 4:i * 4 + 4] with extent m")
+    assert _conds(check) == ["not i * 4 < n or T.min(i * 4 + 4, n) + 63 < 64",
+                             "not i * 4 < n or T.min(i * 4 + 4, n) - 1 < m"]
+
+
+def test_if_converted_mask_checks_every_active_lane():
+    """A mask beyond the tail's (an if on loaded values) is checked lane by lane: a lane it
+    turns off may well be out of bounds in a valid program."""
+    i = tir.Var("i", "int32")
+    ramp = tir.Ramp(i * 4, 1, 4)
+    mask = tir.get_active_lane_mask("uint1x4", i * 4, n) & (A[ramp] > tir.Broadcast(0.0, 4))
+    store = BufferStore(S, tir.Broadcast(tir.const(1.0), 4), [ramp], predicate=mask)
+    _, out = _run(_loop(i, m, store))
+    outer = out.body.body
+    inner = outer.body
+    assert outer.message.value == "index out of bounds: A[i * 4:i * 4 + 4] with extent m"
+    assert inner.message.value == "index out of bounds: S[i * 4:i * 4 + 4] with extent 64"
+    assert str(inner.condition) == (
+        'T.call_intrin("bool", "tir.vector_reduce_and", not (' + str(mask)
+        + ') or T.reinterpret("uint32x4", T.Ramp(i * 4, 1, 4)) < T.Broadcast(T.uint32(64), 4))')
+
+
+def test_scalar_predicate_guards_the_check():
+    i = tir.Var("i", "int32")
+    store = BufferStore(S, tir.const(1.0), [i + 60], predicate=i < 4)  # proven under i < 4
+    load = tir.BufferLoad(S, [i + 64], predicate=i < n)
+    _, out = _run(_loop(i, m, SeqStmt([store, BufferStore(A, load, [0])])))
+    (check,) = _asserts(out.body)
+    assert check.body is out.body.body.seq[1].body
+    assert _conds(check) == ["not i < n or i + 64 < 64"]  # A[0]: 0 < m inside the loop
+
+
+def test_masked_accesses_run_only_their_active_lanes_in_both_backends():
+    base = tir.Var("base", "int32")
+    limit = tir.Var("limit", "int32")
+    func = tir.PrimFunc([S, base, limit], _tail_store(S, base, limit))
+    for target in ("llvm", "interp"):
+        lib = codegen.build(func, target=target)
+        for b, lim in ((56, 64), (60, 64), (64, 64), (100, 64), (-8, -8), (200, 0), (0, 0)):
+            out = np.zeros(64, "float32")
+            lib(out, b, lim)  # all lanes off, or all on lanes inside: no error
+            assert out.sum() == max(0, min(lim, b + 8, 64) - max(b, 0)), (target, b, lim)
+        for b, lim in ((60, 65), (57, 100), (-1, 3)):
+            with pytest.raises(RuntimeError, match=r"index out of bounds: S\[base:base \+ 8\]"):
+                lib(np.zeros(64, "float32"), b, lim)
 
 
 # ------------------------------------------------------------------ real kernels

@@ -227,7 +227,7 @@ def run_tvm(n: int, runs: int) -> dict:
 
 
 def _build(func: tir.PrimFunc):
-    with transform.PassContext() as ctx:
+    with transform.PassContext():
         module = codegen.build(func, target="llvm")
     return module["main"], [str(r) for r in module.remarks]
 

@@ -18,9 +18,8 @@ import sys
 
 import numpy as np
 import tvm
-from tvm.script import tirx as T
-
 from bench_tvm import median_ms  # the same directory, run in the same venv
+from tvm.script import tirx as T
 
 LANE_CHOICES = (16, 64, 128)
 

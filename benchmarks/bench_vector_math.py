@@ -31,10 +31,11 @@ from llvmlite import binding as llvm
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_kernels import interleaved_median_ms  # noqa: E402  (the same timing rounds)
+
 import codegen  # noqa: E402
 import tir  # noqa: E402
 from tir import ir_builder  # noqa: E402
-from bench_kernels import interleaved_median_ms  # noqa: E402  (the same timing rounds)
 from transform import PassContext  # noqa: E402
 
 try:

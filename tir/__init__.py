@@ -18,11 +18,11 @@ from .node import Node, TVMError
 from .range import Range
 from .op import (
     abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
-    call_pure_extern, cast, ceil, ceildiv, const, convert, cos, div, erf, exp, exp2, exp10, floor, floordiv,
-    floormod, fma, get_active_lane_mask, if_then_else, indexdiv, indexmod, isinf, isnan, likely,
-    log, log1p, log2, log10, logical_and, logical_not, logical_or, max, max_value, min, min_value,
-    nearbyint, popcount, pow, reinterpret, round, rsqrt, select, shift_left, shift_right, sigmoid,
-    sin, size_var, sqrt, tan, tanh, trunc, truncdiv, truncmod, var, vscale,
+    call_pure_extern, cast, ceil, ceildiv, const, convert, cos, div, erf, exp, exp2, exp10, floor,
+    floordiv, floormod, fma, get_active_lane_mask, if_then_else, indexdiv, indexmod, isinf, isnan,
+    likely, log, log1p, log2, log10, logical_and, logical_not, logical_or, max, max_value, min,
+    min_value, nearbyint, popcount, pow, reinterpret, round, rsqrt, select, shift_left, shift_right,
+    sigmoid, sin, size_var, sqrt, tan, tanh, trunc, truncdiv, truncmod, var, vscale,
 )
 from .stmt import (
     Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt,

@@ -3,9 +3,10 @@
 Checking arguments in Python (codegen/args.py) costs 5-7 µs per call, ten times
 the kernel of a small vector add. This module compiles, once per function
 interface and process, a small LLVM function with CPython's fast calling
-convention (``METH_FASTCALL``) that does the common-case checks itself, reading the ``PyArrayObject`` fields
-(type, dtype number, rank, shape, flags, data pointer) and the Python numbers
-directly, binds the symbolic shape vars, releases the GIL and calls the kernel.
+convention (``METH_FASTCALL``) that does the common-case checks itself, reading
+the ``PyArrayObject`` fields (type, dtype number, rank, shape, flags, data
+pointer) and the Python numbers directly, binds the symbolic shape vars,
+releases the GIL and calls the kernel.
 
 The checks it makes are exactly those of ``ArgBinder`` for the arguments it
 understands: an exact ``np.ndarray`` of the element dtype in native byte order,

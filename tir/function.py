@@ -12,7 +12,6 @@ from .expr import Var
 from .node import Node, exprs_field, node, stmt_field
 from .stmt import Stmt
 
-
 #: PrimFunc attribute: False declares that buffer params may share memory (see PrimFunc).
 NOALIAS = "tir.noalias"
 

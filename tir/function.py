@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import attrs
 
 from .buffer import Buffer
-from .expr import Var
+from .expr import IntImm, Var
 from .node import Node, exprs_field, node, stmt_field
 from .stmt import Stmt
 
@@ -97,7 +97,8 @@ class PrimFunc(Node):
     @property
     def params_may_alias(self) -> bool:
         """Whether the buffer params may share memory (attribute ``"tir.noalias"`` False)."""
-        return not self.attrs.get(NOALIAS, True)
+        value = self.attrs.get(NOALIAS, True)
+        return not (value.value if isinstance(value, IntImm) else value)  # T.bool as TVM has it
 
     def with_attr(self, key: str | dict, value: Any = None) -> "PrimFunc":
         """A copy with attribute ``key`` set (or a dict of attributes merged)."""

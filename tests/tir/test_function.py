@@ -136,3 +136,4 @@ def test_params_may_alias_reads_the_noalias_attribute():
     assert not func.params_may_alias  # tirlite's default: buffer params do not alias
     assert func.with_attr("tir.noalias", False).params_may_alias
     assert not func.with_attr("tir.noalias", True).params_may_alias
+    assert func.with_attr("tir.noalias", tir.const(False, "bool")).params_may_alias

@@ -148,8 +148,7 @@ class _ReductionRewriter(StmtMutator):
         if loop.kind != ForKind.VECTORIZED:
             return self.generic_visit(loop)
         reductions, refused = find_reductions(loop, self.shared)
-        search, why_not = (None, None) if reductions or refused else find_search(loop,
-                                                                                 self.shared)
+        search, why_not = (None, None) if reductions or refused else find_search(loop, self.shared)
         vl, why = vector_length(loop, self.register_bits, self.func_name)
         for r in refused:
             self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")

@@ -24,6 +24,12 @@ What each parameter accepts
     stride is bound from the array). A symbolic ``elem_offset`` is bound to
     0; a non-zero constant ``elem_offset`` is not accepted on a param.
   - writeable, when the function stores into the buffer; not ``None``.
+  - its own memory: two buffer params whose arrays' byte ranges overlap (one
+    array passed twice, overlapping views of one array) are a ``ValueError``
+    when the function stores into either, since buffer params are compiled
+    ``noalias``. Two params it only reads may share memory. A function with
+    the attribute ``"tir.noalias": False`` declares that its params may alias
+    and is not checked (``PrimFunc.params_may_alias``).
 - A scalar param takes a Python or NumPy number of its kind: ``int``/
   ``np.integer`` for integer params (a float or a bool is a ``TypeError``; a
   value out of the dtype's range a ``ValueError``), ``float``/``int``/NumPy
@@ -253,6 +259,26 @@ def check_writeable(name: str, pname: str, value: np.ndarray) -> None:
         )
 
 
+def check_overlap(name: str, first: _BufferSpec, second: _BufferSpec, a: np.ndarray,
+                  b: np.ndarray) -> None:
+    """Raise ValueError if the byte ranges of two buffer arguments overlap.
+
+    ``np.may_share_memory`` compares the ranges [lowest byte, highest byte +
+    itemsize) from each array's data pointer, shape and strides (any sign); an
+    empty array has none. The native checks make the same compare.
+    """
+    if not np.may_share_memory(a, b):
+        return
+    # Copying a param only read is the usual fix: f(x, y, y) -> f(x, y.copy(), y).
+    copy = first if second.writeable and not first.writeable else second
+    raise ValueError(
+        f"{name}: arguments '{first.pname}' and '{second.pname}' share memory (overlapping "
+        f"ranges); buffer parameters must not alias. Pass a copy ({copy.pname}.copy()) or "
+        "declare that the function's parameters may alias "
+        "(func.with_attr(\"tir.noalias\", False))"
+    )
+
+
 def check_int_scalar(name: str, param: Var, value: Any) -> int:
     """``value`` as a Python int in the range of ``param``'s integer dtype."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -381,6 +407,8 @@ class ArgBinder:
                 _check_param_offset(name, buf)
                 writes = any(buf.data is v for v in stored)
                 self._specs[index] = _BufferSpec(param, buf, writes)
+        #: The param index pairs whose arrays must not overlap (see ``overlap_pairs``).
+        self.overlap_pairs = overlap_pairs(func, self._specs)
 
     def bind(self, args: tuple) -> BoundArgs:
         """Check ``args`` against the function's params; raise TypeError/ValueError."""
@@ -419,6 +447,8 @@ class ArgBinder:
             if want != got:
                 what = spec.describe(value, kind, axis)
                 raise ValueError(f"{name}: {what} does not match {expr} = {want}")
+        for i, j in self.overlap_pairs:  # last, as in the native checks
+            check_overlap(name, self._specs[i], self._specs[j], args[i], args[j])
         return BoundArgs(tuple(values), var_values, self.hidden_vars)
 
     def _check_array(self, spec: _BufferSpec, value: Any) -> None:
@@ -446,6 +476,22 @@ class ArgBinder:
         else:
             first = source[0].describe(*source[1:])
         return ValueError(f"{self.name}: {first} disagrees with {what} ({var.name})")
+
+
+def overlap_pairs(func: PrimFunc, specs: dict) -> tuple:
+    """The ``(i, j)`` pairs of buffer params (``i < j``) whose arrays must not overlap.
+
+    Every pair the function stores into at least one of: under ``noalias`` a
+    location written through one pointer may not be accessed through another,
+    while memory only read may be shared. None when the function declares that
+    its params may alias. Pairs, not a sort: k params make k(k-1)/2 compares,
+    a handful for real kernels.
+    """
+    if func.params_may_alias:
+        return ()
+    indices = sorted(specs)
+    return tuple((i, j) for n, i in enumerate(indices) for j in indices[n + 1:]
+                 if specs[i].writeable or specs[j].writeable)
 
 
 def _check_param_offset(name: str, buf: Buffer) -> None:
@@ -483,10 +529,10 @@ def bind_arguments(func: PrimFunc, args: tuple, name: str = "main") -> BoundArgs
     Raises:
         TypeError: wrong argument count, a non-array for a buffer, a wrong dtype,
             a wrong kind of scalar.
-        ValueError: a wrong rank, shape, layout, a scalar out of range, or
-            symbolic dims that disagree.
+        ValueError: a wrong rank, shape, layout, a scalar out of range,
+            symbolic dims that disagree, or two buffer arguments sharing memory.
     """
     return ArgBinder(func, name).bind(tuple(args))
 
 
-__all__ = ["ArgBinder", "BoundArgs", "bind_arguments", "hidden_vars_of"]
+__all__ = ["ArgBinder", "BoundArgs", "bind_arguments", "hidden_vars_of", "overlap_pairs"]

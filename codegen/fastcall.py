@@ -3,14 +3,16 @@
 Checking arguments in Python (codegen/args.py) costs 5-7 µs per call, ten times
 the kernel of a small vector add. This module compiles, once per function
 interface and process, a small LLVM function with CPython's fast calling
-convention (``METH_FASTCALL``) that does the common-case checks itself, reading the ``PyArrayObject`` fields
-(type, dtype number, rank, shape, flags, data pointer) and the Python numbers
-directly, binds the symbolic shape vars, releases the GIL and calls the kernel.
+convention (``METH_FASTCALL``) that does the common-case checks itself, reading
+the ``PyArrayObject`` fields (type, dtype number, rank, shape, flags, data
+pointer) and the Python numbers directly, binds the symbolic shape vars,
+releases the GIL and calls the kernel.
 
 The checks it makes are exactly those of ``ArgBinder`` for the arguments it
 understands: an exact ``np.ndarray`` of the element dtype in native byte order,
 the rank, every static dim, every symbolic dim agreeing with the other places
-its var occurs, C-contiguous, aligned, writeable where the function stores;
+its var occurs, C-contiguous, aligned, writeable where the function stores,
+no two arrays' byte ranges overlapping where the function stores into either;
 an exact ``int`` in the param's range, an exact ``float`` (finite unless it was
 infinite already, for float32), ``True``/``False``. Anything else -- a NumPy
 scalar, a subclass such as ``np.matrix``, a wrong shape, a wrong argument
@@ -111,8 +113,10 @@ def _api(name: str) -> int:
 class _ArrayParam:
     """A buffer (or handle) param: what its array must be."""
 
-    def __init__(self, type_num: int | None, rank: int, dims: list, writeable: bool):
+    def __init__(self, type_num: int | None, rank: int, dims: list, writeable: bool,
+                 itemsize: int = 0):
         self.type_num = type_num  # None: any dtype (a handle param outside buffer_map)
+        self.itemsize = itemsize  # bytes per element, for the overlap checks
         self.rank = rank  # None: any rank
         self.dims = dims  # per axis: ("static", int) or ("var", Var)
         self.flags = _C_CONTIGUOUS | _ALIGNED | (_WRITEABLE if writeable else 0)
@@ -162,7 +166,8 @@ def _array_param(buf: Buffer, np_dtype: np.dtype, lanes: int, writeable: bool):
         dims.append(("static", lanes))
     if isinstance(buf.elem_offset, Var):
         dims.append(("zero", buf.elem_offset))  # a symbolic elem_offset is bound to 0
-    return _ArrayParam(np_dtype.num, len(buf.shape) + (lanes > 1), dims, writeable)
+    return _ArrayParam(np_dtype.num, len(buf.shape) + (lanes > 1), dims, writeable,
+                       np_dtype.itemsize)
 
 
 def _scalar_param(param: Var):
@@ -181,17 +186,21 @@ class _Emitter:
     """Writes the wrapper: checks, then the kernel call, with one ``slow`` exit.
 
     Its ``self`` (the builtin's bound object) is the tuple ``(slow_path,
-    raise_error, kernel_address, static_dims_address)``.
+    raise_error, kernel_address, static_dims_address)``. ``pairs`` are the
+    param index pairs whose arrays must not overlap (``ArgBinder.overlap_pairs``).
     """
 
-    def __init__(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType):
+    def __init__(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType,
+                 pairs: tuple = ()):
         self.module = ir.Module(name="tirlite_fastcall")
         wrapper_type = ir.FunctionType(PTR, [PTR, PTR.as_pointer(), I64])
         self.fn = ir.Function(self.module, wrapper_type, "tirlite_fastcall")
         self.self_arg, self.args, self.nargs = self.fn.args
         self.builder = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.slow = self.fn.append_basic_block("slow")
-        self.plan, self.hidden = plan, hidden
+        self.plan, self.hidden, self.pairs = plan, hidden, pairs
+        self.ranges: dict[int, tuple] = {}  # param index -> (first byte, end) as i64
+        self.ranged = {k for pair in pairs for k in pair}
         self.kernel_type = kernel_type
         self.slots: dict[int, ir.Value] = {}  # id(Var) -> its i64 value
         self.statics: ir.Value | None = None  # the int64 table of static dims
@@ -249,17 +258,19 @@ class _Emitter:
         for index, entry in enumerate(self.plan):
             obj = b.load(b.gep(self.args, [ir.Constant(I64, index)]))
             if isinstance(entry, _ArrayParam):
-                values.append(self.array(obj, entry))
+                values.append(self.array(obj, entry, index))
             else:
                 values.append(self.scalar(obj, entry))
+        self.check_overlaps()
         for var in self.hidden:
             values.append(self.narrowed(self.slots[id(var)], var.dtype))
         self.call(values)
         self.emit_slow()
         return self.module
 
-    def array(self, obj: ir.Value, entry: _ArrayParam) -> ir.Value:
+    def array(self, obj: ir.Value, entry: _ArrayParam, index: int) -> ir.Value:
         b, L = self.builder, _Layout
+        nbytes = ir.Constant(I64, entry.itemsize)
         self.require(self.eq(b.ptrtoint(self.field(obj, L.ob_type, PTR), I64),
                              ir.Constant(I64, id(np.ndarray))))
         flags = self.field(obj, L.flags, I32)
@@ -279,11 +290,29 @@ class _Emitter:
                     self.bind(what, ir.Constant(I64, 0))
                     continue
                 size = b.load(b.gep(dims, [ir.Constant(I64, axis)]))
+                nbytes = b.mul(nbytes, size) if index in self.ranged else nbytes
                 if kind == "static":
                     self.require(self.eq(size, self.static_dim()))
                 else:
                     self.bind(what, size)
-        return self.field(obj, L.data, PTR)
+        data = self.field(obj, L.data, PTR)
+        if index in self.ranged:  # C-contiguous (checked): the bytes [data, data + nbytes)
+            start = b.ptrtoint(data, I64)
+            self.ranges[index] = (start, b.add(start, nbytes))
+        return data
+
+    def check_overlaps(self) -> None:
+        """Take the slow path (whose error names both params) if two ranges overlap:
+        ``max(starts) < min(ends)``, which no empty range satisfies."""
+        if not self.pairs:
+            return
+        b, overlap = self.builder, ir.Constant(ir.IntType(1), 0)
+        for i, j in self.pairs:
+            (start_i, end_i), (start_j, end_j) = self.ranges[i], self.ranges[j]
+            lo = b.select(b.icmp_unsigned(">", start_i, start_j), start_i, start_j)
+            hi = b.select(b.icmp_unsigned("<", end_i, end_j), end_i, end_j)
+            overlap = b.or_(overlap, b.icmp_unsigned("<", lo, hi))
+        self.require(b.not_(overlap))
 
     def scalar(self, obj: ir.Value, entry: _ScalarParam) -> ir.Value:
         b = self.builder
@@ -411,7 +440,7 @@ def native_caller(name: str, binder: ArgBinder, kernel: int, kernel_type: ir.Fun
     plan = _plan(binder)
     if plan is None:
         return None
-    wrapper = _wrappers.get(plan, binder.hidden_vars, kernel_type)
+    wrapper = _wrappers.get(plan, binder.hidden_vars, kernel_type, binder.overlap_pairs)
     statics = [value for entry in plan if isinstance(entry, _ArrayParam)
                for kind, value in entry.dims if kind == "static"]
     return NativeCaller(name, wrapper, kernel, statics, slow_path, raise_error)
@@ -425,21 +454,23 @@ class _Wrappers:
         self.by_key: dict = {}
         self.lock = threading.Lock()
 
-    def get(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType) -> int:
-        key = _interface_key(plan, hidden, kernel_type)
+    def get(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType,
+            pairs: tuple = ()) -> int:
+        key = _interface_key(plan, hidden, kernel_type), pairs
         with self.lock:
             address = self.by_key.get(key)
             if address is None:
-                address = self.by_key[key] = self._compile(plan, hidden, kernel_type)
+                address = self.by_key[key] = self._compile(plan, hidden, kernel_type, pairs)
         return address
 
-    def _compile(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType) -> int:
+    def _compile(self, plan: list, hidden: tuple, kernel_type: ir.FunctionType,
+                 pairs: tuple) -> int:
         import llvmlite.binding as llvm
 
         from .llvm import machine
         from .target import Target
 
-        module = _Emitter(plan, hidden, kernel_type).emit()
+        module = _Emitter(plan, hidden, kernel_type, pairs).emit()
         symbol = f"tirlite_fastcall_{len(self.by_key)}"
         module.get_global("tirlite_fastcall").name = symbol
         parsed = machine.parse(str(module))

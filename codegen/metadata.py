@@ -4,7 +4,9 @@ A library exported by ``Module.export_library`` carries a JSON string (the
 exported symbol ``tirlite_metadata``) describing, per function, its symbol
 and its parameters: scalars with their dtypes, buffers with dtype, shape,
 strides and elem_offset (symbolic ones as shared variables) and whether the
-function writes to them, plus the module's assertion messages. From it,
+function writes to them, whether its params may alias (``may_alias``, absent
+in libraries written before it: then they may not), plus the module's
+assertion messages. From it,
 ``signature_func`` rebuilds a body-less ``PrimFunc`` with the same
 parameters, which is all argument checking (codegen/args.py) needs.
 """
@@ -17,7 +19,7 @@ from typing import Any
 import tir
 from tir.buffer import Buffer
 from tir.expr import BinaryOpNode, Cast, IntImm, SizeVar, Var
-from tir.function import PrimFunc
+from tir.function import NOALIAS, PrimFunc
 from tir.functor import post_order_visit
 from tir.stmt import BufferStore, Evaluate, SeqStmt
 
@@ -76,7 +78,10 @@ def describe(func: PrimFunc, symbol: str) -> dict:
                 "stored": id(buf.data) in stored,
             }
         params.append(entry)
-    return {"symbol": symbol, "params": params, "vars": enc.vars}
+    desc = {"symbol": symbol, "params": params, "vars": enc.vars}
+    if func.params_may_alias:  # calls skip the overlap checks (codegen/args.py)
+        desc["may_alias"] = True
+    return desc
 
 
 def dumps(target: str, functions: dict[str, dict], messages: list[str]) -> str:
@@ -126,4 +131,5 @@ def signature_func(desc: dict) -> PrimFunc:
             zero = tir.const(0, buf.dtype)
             stores.append(BufferStore(buf, zero, [IntImm("int32", 0)] * len(buf.shape)))
     body = SeqStmt.flatten(stores) if stores else Evaluate(0)
-    return PrimFunc(params, body, buffer_map=buffer_map)
+    attrs = {NOALIAS: False} if desc.get("may_alias") else None
+    return PrimFunc(params, body, buffer_map=buffer_map, attrs=attrs)

@@ -8,9 +8,12 @@ from typing import Any, Iterator
 import attrs
 
 from .buffer import Buffer
-from .expr import Var
+from .expr import IntImm, Var
 from .node import Node, exprs_field, node, stmt_field
 from .stmt import Stmt
+
+#: PrimFunc attribute: False declares that buffer params may share memory (see PrimFunc).
+NOALIAS = "tir.noalias"
 
 
 def _frozen_map(value: Any) -> types.MappingProxyType:
@@ -31,12 +34,44 @@ def _as_param(x: Any, buffer_map: dict) -> Var:
     raise TypeError(f"PrimFunc: a param must be a Var or a Buffer, got {type(x).__name__}")
 
 
+def _check_distinct_buffers(params: tuple, buffer_map: dict) -> None:
+    """Two buffer params over one data var would be one array passed twice: codegen binds
+    the data var to one of the two pointers and ignores the other argument."""
+    seen: dict[int, tuple[int, Buffer]] = {}
+    for index, param in enumerate(params):
+        buf = buffer_map.get(param)
+        if buf is None:
+            continue
+        first, other = seen.setdefault(id(buf.data), (index, buf))
+        if first == index:
+            continue
+        what = (f"buffer '{buf.name}' is listed twice" if other is buf
+                else f"buffers '{other.name}' and '{buf.name}' share the data var "
+                     f"'{buf.data.name}'")
+        raise ValueError(
+            f"PrimFunc: {what} among the params (positions {first} and {index}); each "
+            "buffer param needs a buffer of its own: declare another with tir.decl_buffer, "
+            "or use one param"
+        )
+
+
 @node
 class PrimFunc(Node):
     """A function over buffers and scalars, with a statement body.
 
     A ``Buffer`` (or an ``ir_builder`` pointer) in ``params`` becomes a handle
-    var plus a ``buffer_map`` entry, as in TVM.
+    var plus a ``buffer_map`` entry, as in TVM. Each buffer param needs a buffer
+    (and data var) of its own.
+
+    Aliasing: buffer params are assumed not to share memory (LLVM ``noalias``),
+    and a call passing arrays whose memory ranges overlap for two of them (one
+    array twice, overlapping views) is a ``ValueError`` unless both are only
+    read. The attribute ``"tir.noalias": False`` (TVM's name; tirlite's default
+    is ``True``) declares that they may alias: the params lose ``noalias``, the
+    vectorizers keep serial what aliasing could reorder, calls are not checked
+    for overlap, and an in-place call computes the serial reading of the body::
+
+        func = func.with_attr("tir.noalias", False)   # then f(x, x) is allowed
     """
 
     params: tuple = exprs_field()
@@ -55,8 +90,15 @@ class PrimFunc(Node):
                 raise ValueError(f"PrimFunc: buffer_map key {var.name} is not a param")
         if not isinstance(self.body, Stmt):
             raise TypeError(f"PrimFunc: body must be a Stmt, got {type(self.body).__name__}")
+        _check_distinct_buffers(params, buffer_map)
         object.__setattr__(self, "params", params)
         object.__setattr__(self, "buffer_map", types.MappingProxyType(buffer_map))
+
+    @property
+    def params_may_alias(self) -> bool:
+        """Whether the buffer params may share memory (attribute ``"tir.noalias"`` False)."""
+        value = self.attrs.get(NOALIAS, True)
+        return not (value.value if isinstance(value, IntImm) else value)  # T.bool as TVM has it
 
     def with_attr(self, key: str | dict, value: Any = None) -> "PrimFunc":
         """A copy with attribute ``key`` set (or a dict of attributes merged)."""

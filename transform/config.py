@@ -249,7 +249,11 @@ register_config(  # codegen/llvm/gather.py: GATHER_TABLE says which is faster on
     check=lambda v: None if v in ("auto", "hardware", "scalar")
     else f"expected 'auto', 'hardware' or 'scalar', got {v!r}",
 )
-register_config("tir.noalias", bool, True, "Mark buffer parameters noalias in generated code.")
+register_config(  # a function's own attribute "tir.noalias" False also declares aliasing
+    "tir.noalias", bool, True,
+    "Mark buffer parameters noalias in generated code (False drops the attribute only; calls "
+    "still refuse overlapping arrays unless the PrimFunc's attribute tir.noalias is False).",
+)
 register_config(  # TVM's default is False; tirlite defaults to safe
     "tir.instrument_bound_checkers", bool, True,
     "Check at run time the buffer accesses not proven in bounds (InstrumentBoundCheckers).",

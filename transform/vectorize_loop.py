@@ -76,6 +76,7 @@ from .vectorize import (
     VectorizeRemark,
     VectorizeSkipper,
 )
+from .vectorize.aliasing import shared_memory
 
 #: The config key that lets any index widen (registered in config.py).
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
@@ -91,7 +92,7 @@ def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool =
     branches (config ``tir.vectorize.any_dim_access``).
     """
     target = func.attrs.get("target", current_target())
-    vectorizer = LoopVectorizer(name, target, predicate, any_dim)
+    vectorizer = LoopVectorizer(name, target, predicate, any_dim, shared_memory(func))
     body = vectorizer(func.body)
     for remark in vectorizer.remarks:
         if print_remarks:

@@ -111,6 +111,7 @@ from .strip_mine import (
     vla_loop,
 )
 from .target_scope import current_target, has_sve
+from .vectorize.aliasing import DISTINCT, shared_memory
 from .vectorize.loop_vectorizer import STRIP_MINED
 from .vectorize.reduction import (
     FirstMatch,
@@ -133,8 +134,10 @@ ORDERED = "tir.vectorize.ordered_reductions"
 class _ReductionRewriter(StmtMutator):
     """Rewrites the reductions of the vectorized loops below a statement."""
 
-    def __init__(self, func_name: str, register_bits: int, ordered: bool, sve: bool = False):
+    def __init__(self, func_name: str, register_bits: int, ordered: bool, sve: bool = False,
+                 shared: frozenset = DISTINCT):
         self.func_name = func_name
+        self.shared = shared  # the data vars that may be one memory (vectorize/aliasing.py)
         self.register_bits = register_bits
         self.ordered = ordered
         #: The target has SVE: reductions accumulate in scalable vectors (``_ScalablePlan``).
@@ -144,8 +147,8 @@ class _ReductionRewriter(StmtMutator):
     def visit_for(self, loop: For) -> Stmt:
         if loop.kind != ForKind.VECTORIZED:
             return self.generic_visit(loop)
-        reductions, refused = find_reductions(loop)
-        search, why_not = (None, None) if reductions or refused else find_search(loop)
+        reductions, refused = find_reductions(loop, self.shared)
+        search, why_not = (None, None) if reductions or refused else find_search(loop, self.shared)
         vl, why = vector_length(loop, self.register_bits, self.func_name)
         for r in refused:
             self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
@@ -569,7 +572,8 @@ def _reason(plan: _Plan, why: str, ordered: bool) -> str:
 def vectorize_reductions(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
     """``func`` with the reductions of its vectorized loops rewritten (see the module doc)."""
     sve = has_sve(func.attrs.get("target", current_target()))
-    body = _ReductionRewriter(name, register_bits(func), ordered, sve)(func.body)
+    rewriter = _ReductionRewriter(name, register_bits(func), ordered, sve, shared_memory(func))
+    body = rewriter(func.body)
     return func if body is func.body else func.with_body(body)
 
 

@@ -9,7 +9,8 @@ Calling convention of a generated function (see codegen/args.py)::
 
     i32 @tirlite_<name>(params..., hidden shape vars...)
 
-buffer params are ``noalias ptr``; bool scalars come as ``i8`` and float16
+buffer params are ``noalias ptr`` (unless the function's attribute
+``tir.noalias`` is False: its params may alias); bool scalars come as ``i8`` and float16
 scalars as their ``i16`` bits (ctypes has neither type). It returns 0, the
 number (from 1) of the failed ``AssertStmt`` message, or ``OUT_OF_MEMORY``.
 """
@@ -105,7 +106,8 @@ class CodeGenLLVM(
     Args:
         target: the target whose triple and data layout the module gets.
         fast_math: put LLVM fast-math flags on float operations.
-        noalias: mark buffer params ``noalias``.
+        noalias: mark buffer params ``noalias`` (in functions whose attribute
+            ``tir.noalias`` is not False).
         fp_contract: let LLVM fuse a float multiply and the add or subtract
             using it into one FMA (LLVM's ``contract`` flag on ``fmul``,
             ``fadd`` and ``fsub`` only; no other fast-math freedom).
@@ -170,7 +172,7 @@ class CodeGenLLVM(
         arg.name = param.name
         buf = func.buffer_map.get(param)
         if buf is not None:
-            if self.noalias:
+            if self.noalias and not func.params_may_alias:  # attribute tir.noalias False
                 arg.add_attribute("noalias")
                 self.noalias_vars.add(id(buf.data))
             self.vars[id(param)] = self.vars[id(buf.data)] = arg

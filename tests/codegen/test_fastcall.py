@@ -130,6 +130,39 @@ def test_every_other_call_does_what_the_python_checks_do(case, binds):
     assert binds[0] >= 1  # it went to the Python checks
 
 
+def _shared_memory_calls():
+    """Calls of saxpy_like whose arrays share memory (outcome() would copy them apart)."""
+    x = np.arange(16, dtype="float32")
+    z = np.zeros(8, "float32")
+    return {
+        "output_is_input": (x[:8], x[8:], x[:8], 1.0),
+        "output_overlaps_input": (x[:8], x[8:], x[4:12], 1.0),
+        "inputs_shared": (x[:8], x[:8], z, 1.0),
+        "adjacent": (x[:8], x[8:], z, 1.0),
+        "empty": (x[:0], x[:0], x[:0], 1.0),
+    }
+
+
+@pytest.mark.parametrize("case", list(_shared_memory_calls()))
+def test_shared_memory_calls_do_what_the_python_checks_do(case, binds):
+    pf = codegen.build(saxpy_like())["main"]
+    results = []
+    for call in (pf, pf.call_checked):
+        args = _shared_memory_calls()[case]  # fresh arrays, their views shared as given
+        try:
+            call(*args)
+            results.append([a if a.base is None else a.base for a in args[:3]])
+        except ValueError as err:
+            results.append(str(err))
+    if isinstance(results[0], str) or isinstance(results[1], str):
+        assert results[0] == results[1] and "share memory" in results[0]
+        assert case.startswith("output_")
+    else:
+        for f, s in zip(*results):
+            np.testing.assert_array_equal(f, s)
+        assert binds[0] == 1  # only call_checked reached the Python checks
+
+
 def test_keyword_arguments_are_refused():
     pf = codegen.build(saxpy_like())["main"]
     x = np.zeros(4, "float32")
@@ -207,15 +240,17 @@ def test_bool_params_and_buffers():
 
 def test_no_reference_is_leaked_or_lost():
     pf = codegen.build(saxpy_like())["main"]
-    x = np.zeros(4, "float32")
+    x, y, z = (np.zeros(4, "float32") for _ in range(3))
     gc.disable()  # a collection in between would move the counts by itself
     try:
         before = sys.getrefcount(None), sys.getrefcount(x)
         for _ in range(1000):  # a reference gained or lost per call shows as +-1000
-            pf(x, x, x, 1.0)
+            pf(x, x, z, 1.0)  # x only read, twice: allowed
         for _ in range(100):
             with pytest.raises(ValueError):
-                pf(x, x[:3], x, 1.0)
+                pf(x, y[:3], z, 1.0)
+            with pytest.raises(ValueError, match="share memory"):
+                pf(x, y, x, 1.0)
         after = sys.getrefcount(None), sys.getrefcount(x)
     finally:
         gc.enable()

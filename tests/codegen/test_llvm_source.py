@@ -123,6 +123,14 @@ def test_buffer_params_are_noalias_unless_configured():
         assert "noalias" not in codegen.build(func).get_source("ll")
 
 
+def test_a_function_declaring_its_params_may_alias_has_no_noalias_params():
+    import transform
+
+    func = vector_add(8).with_attr("tir.noalias", False)
+    with transform.PassContext(config={"codegen.llvm.opt_level": 0}):
+        assert "noalias" not in codegen.build(func).get_source("ll")
+
+
 def test_sve_ramps_broadcasts_gathers_and_predicates():
     """C[r] = A[stride-2 ramp] + Ramp(i, 3) + Broadcast(i), stored where r < n."""
     n = tir.size_var("n")

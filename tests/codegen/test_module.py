@@ -97,6 +97,21 @@ def test_export_library_and_load_module_round_trip(tmp_path, parallel):
         loaded.get_source("ll")
 
 
+def test_a_loaded_library_keeps_the_overlap_checks_and_the_may_alias_declaration(tmp_path):
+    a = np.arange(16, dtype="float32").reshape(2, 8)
+    for func, name in ((scale_kernel(), "strict"), (scale_kernel().with_attr("tir.noalias", False),
+                                                    "aliasing")):
+        path = tmp_path / f"{name}.so"
+        codegen.build(func).export_library(str(path))
+        loaded = codegen.load_module(str(path))
+        if name == "strict":
+            with pytest.raises(ValueError, match="arguments 'A' and 'B' share memory"):
+                loaded["main"](a, a, 2.0)
+        else:
+            loaded["main"](a, a, 2.0)  # in place: B[i, j] = A[i, j] * 2 reads each A first
+            np.testing.assert_array_equal(a, np.arange(16, dtype="float32").reshape(2, 8) * 2)
+
+
 def test_export_object_file_for_a_cross_target(tmp_path):
     mod = codegen.build(scale_kernel(), target="llvm -mtriple=aarch64-linux-gnu")
     obj = tmp_path / "scale.o"

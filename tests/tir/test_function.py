@@ -114,3 +114,26 @@ def test_with_functions_keeps_attrs():
     mod = tir.IRModule({"a": f1}, attrs={"k": 1})
     other = mod.with_functions({"z": f1})
     assert other.attrs == {"k": 1} and list(other.functions) == ["z"]
+
+
+def test_a_buffer_listed_twice_is_refused():
+    # Codegen binds a buffer's data var to one pointer: the other argument was ignored.
+    A = tir.decl_buffer((4,), "float32", "A")
+    with pytest.raises(ValueError, match=r"buffer 'A' is listed twice among the params "
+                                         r"\(positions 0 and 2\).*tir.decl_buffer"):
+        tir.PrimFunc([A, tir.var("n"), A], _body(A))
+    view = tir.decl_buffer((2, 2), "float32", "V", data=A.data)
+    with pytest.raises(ValueError, match="buffers 'A' and 'V' share the data var 'A'"):
+        tir.PrimFunc([A, view], _body(A))
+    handle = tir.Var("a", "handle")
+    with pytest.raises(ValueError, match="listed twice"):
+        tir.PrimFunc([A, handle], _body(A), buffer_map={handle: A})
+
+
+def test_params_may_alias_reads_the_noalias_attribute():
+    A = tir.decl_buffer((4,), "float32", "A")
+    func = tir.PrimFunc([A], _body(A))
+    assert not func.params_may_alias  # tirlite's default: buffer params do not alias
+    assert func.with_attr("tir.noalias", False).params_may_alias
+    assert not func.with_attr("tir.noalias", True).params_may_alias
+    assert func.with_attr("tir.noalias", tir.const(False, "bool")).params_may_alias

@@ -23,6 +23,10 @@ When that statement is the loop body, the whole loop stays serial; otherwise
 those statements are scalarized and the rest is vectorized. Splitting the
 body is safe exactly then: a pair that crosses a scalarized statement runs
 in the same relative order as in fully vector code, which was checked.
+
+Accesses to different buffers touch different memory, except for buffer
+params of a function that declares they may alias (aliasing.py): a pair of
+accesses to two of those may meet at an unknown distance.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
 from .accesses import LOOP, Access, AccessCollector, LoopRange, finite, shown
+from .aliasing import DISTINCT, may_share
 from .dependence import (
     Affine,
     Delta,
@@ -74,6 +79,9 @@ class Dependence:
     def describe(self, simplify=None) -> str:
         """The dependence as a sentence for a remark (indices shown simplified)."""
         a, b = self.first, self.second
+        if a.data is not b.data:  # two params of a function declaring they may alias
+            return (f"{shown(a)} and {shown(b)} may be the same memory (the function declares "
+                    "tir.noalias False); vector code would reorder them")
         if a.data is None:
             return f"{shown(a)} and {shown(b)} may share state; their calls would be reordered"
         sa, sb = shown(a, simplify), shown(b, simplify)
@@ -125,16 +133,18 @@ class Legality:
 
 
 def analyze_loop(var: Var, lanes: int, min_: PrimExpr, body: Stmt,
-                 analyzer: Analyzer) -> Legality:
+                 analyzer: Analyzer, shared: frozenset = DISTINCT) -> Legality:
     """The dependences vector code would break in ``for var in vectorized(min_, lanes): body``.
 
-    ``analyzer`` knows the ranges of the enclosing loops (and of ``var``).
+    ``analyzer`` knows the ranges of the enclosing loops (and of ``var``);
+    ``shared`` holds the ids of the data vars that may be one memory
+    (``aliasing.shared_memory``).
     """
     collector = AccessCollector(var, analyzer)
     accesses = collector.collect(body)
     if collector.unanalyzable:  # the vectorizer refuses such bodies with its own error
         return Legality()
-    deps = list(_dependences(accesses, var, lanes, min_, analyzer))
+    deps = list(_dependences(accesses, var, lanes, min_, analyzer, shared))
     return _verdict(deps, accesses, body, analyzer)
 
 
@@ -156,22 +166,20 @@ def _holds_every_access(unit: Stmt, accesses: list[Access]) -> bool:
 
 
 def _dependences(accesses: list[Access], var: Var, lanes: int, min_: PrimExpr,
-                 analyzer: Analyzer) -> Iterator[Dependence]:
+                 analyzer: Analyzer, shared: frozenset) -> Iterator[Dependence]:
     """Every pair (in both orders) that vector code would run out of serial order."""
     written = {id(a.data) for a in accesses if a.is_write}
+    if written & shared:  # a store to one param may change what any other one holds
+        written |= shared
     opaque = any(a.data is None for a in accesses)
     pairs = _Pairs(var, lanes, min_, analyzer, written, opaque)
     for a, b in itertools.combinations_with_replacement(accesses, 2):
-        if not (a.is_write or b.is_write) or not _same_memory(a, b):
+        if not (a.is_write or b.is_write) or not may_share(a.data, b.data, shared):
             continue
         for first, second in ((a, b), (b, a)) if a is not b else ((a, a),):
             dep = pairs.reversed(first, second)
             if dep is not None:
                 yield dep
-
-
-def _same_memory(a: Access, b: Access) -> bool:
-    return a.data is b.data  # None is the state opaque calls share
 
 
 class _Pairs:
@@ -226,6 +234,8 @@ class _Pairs:
         the inner loops ``equal`` run the same iteration for both and ``later`` (if any) runs
         a later iteration for ``a`` than for ``b``; also the distance ``d`` if it is fixed."""
         if a.indices is None or b.indices is None or a.buffer is None or b.buffer is None:
+            return True, None
+        if a.data is not b.data:  # params that may alias: at an unknown offset
             return True, None
         dims_a, dims_b = _comparable_indices(a, b)
         if dims_a is None:

@@ -18,6 +18,7 @@ from tir.node import replace
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
 from ..target_scope import has_sve
+from .aliasing import DISTINCT
 from .lanes import MixedLanesError, ScalableLanes
 from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
 from .predicate import scalar_predicates_to_branches
@@ -44,8 +45,11 @@ class LoopVectorizer(StmtMutator):
     """Vectorizes every ``ForKind.VECTORIZED`` loop below a statement; collects remarks."""
 
     def __init__(self, func_name: str = "main", target: Any = None,
-                 predicate: bool | None = False, any_dim: bool = False):
+                 predicate: bool | None = False, any_dim: bool = False,
+                 shared: frozenset = DISTINCT):
         self.func_name = func_name
+        #: The data vars that may be one memory (params declared to alias; aliasing.py).
+        self.shared = shared
         self.target = target
         #: Indices may widen in any dimension (config ``tir.vectorize.any_dim_access``).
         self.any_dim = any_dim
@@ -123,7 +127,7 @@ class LoopVectorizer(StmtMutator):
             return Legality()
         if isinstance(lanes, ScalableLanes):
             lanes = lanes.factor * MAX_VSCALE
-        return analyze_loop(loop.loop_var, lanes, loop.min, body, self.analyzer)
+        return analyze_loop(loop.loop_var, lanes, loop.min, body, self.analyzer, self.shared)
 
     def visit_attr_stmt(self, node: AttrStmt) -> Stmt:
         if node.attr_key != "target":

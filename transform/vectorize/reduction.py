@@ -73,6 +73,7 @@ from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
+from .aliasing import DISTINCT, other_shared_buffer, sharing_reason
 from .remarks import loop_remark_text
 
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
@@ -162,8 +163,13 @@ class Refusal:
     reason: str
 
 
-def find_reductions(loop: For) -> tuple[list[Reduction], list[Refusal]]:
-    """The reductions of ``loop``'s body and the refused look-alikes (see the module doc)."""
+def find_reductions(loop: For, shared: frozenset = DISTINCT
+                    ) -> tuple[list[Reduction], list[Refusal]]:
+    """The reductions of ``loop``'s body and the refused look-alikes (see the module doc).
+
+    ``shared``: the data vars that may be one memory (``aliasing.shared_memory``);
+    an accumulator that may share memory with another buffer of the loop is refused.
+    """
     inner = _bound_vars(loop)
     top = _under_ifs(loop.body)
     found: list[Reduction] = []
@@ -171,7 +177,7 @@ def find_reductions(loop: For) -> tuple[list[Reduction], list[Refusal]]:
     for store in _stores(loop.body):
         if not _looks_like_accumulation(store, inner):
             continue
-        reason = _why_not(store, inner, loop, top)
+        reason = _why_not(store, inner, loop, top) or _sharing(loop, [store], shared)
         if reason is None:
             found.append(_reduction(store, conditional=not any(s is store for s in
                                                                _top_level(loop.body))))
@@ -368,9 +374,10 @@ class FirstMatch:
     index_store: BufferStore
 
 
-def find_search(loop: For) -> tuple[Search | FirstMatch | None, str | None]:
+def find_search(loop: For, shared: frozenset = DISTINCT
+                ) -> tuple[Search | FirstMatch | None, str | None]:
     """The index-of-max/min or first-match statement of ``loop``'s body, else why a
-    look-alike is not one."""
+    look-alike is not one (``shared`` as for ``find_reductions``)."""
     inner = _bound_vars(loop)
     for stmt in _top_level(loop.body):
         if not isinstance(stmt, IfThenElse):
@@ -382,8 +389,28 @@ def find_search(loop: For) -> tuple[Search | FirstMatch | None, str | None]:
         else:
             continue
         if found is not None:
-            return found
+            return _unshared(found, loop, shared)
     return None, None
+
+
+def _sharing(loop: For, stores: list, shared: frozenset) -> str | None:
+    """Why accumulating in ``stores`` is wrong when their memory may be another buffer's."""
+    for store in stores:
+        other = other_shared_buffer(loop.body, store.buffer.data, shared)
+        if other is not None:
+            return f"{sharing_reason(store.buffer, other)}, so its value may change"
+    return None
+
+
+def _unshared(found: tuple, loop: For, shared: frozenset) -> tuple:
+    """``found``, or (None, why) when the search's results may share memory with its input."""
+    search = found[0]
+    if search is None:
+        return found
+    stores = ([search.index_store] if isinstance(search, FirstMatch)
+              else [search.best_store, search.index_store])
+    why = _sharing(loop, stores, shared)
+    return found if why is None else (None, f"if {search.stmt.condition}: {why}")
 
 
 def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:

@@ -76,7 +76,8 @@ class PackedFunction:
         native = self._native()
         if native is None:
             return self
-        fast = type(cls.__name__, (cls,), {"__call__": native.callable, "__module__": cls.__module__})
+        fast = type(cls.__name__, (cls,),
+                    {"__call__": native.callable, "__module__": cls.__module__})
         self.__class__ = fast
         self._native_caller = native  # owns the method definition the builtin points to
         return self

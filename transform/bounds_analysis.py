@@ -89,7 +89,7 @@ class OutOfBounds:
 def provably_out_of_bounds(func: PrimFunc) -> list:
     """The accesses of ``func`` out of bounds whenever the function runs (module docstring)."""
     finder = _Finder()
-    finder.visit_stmt(func.body)
+    finder(func.body)  # through __call__: deep_recursion lets long expression chains recurse
     return finder.found
 
 

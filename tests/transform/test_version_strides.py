@@ -516,7 +516,8 @@ def test_llvm_ir_fast_path_loads_a_plain_vector_and_the_general_path_gathers():
     func, _ = copy()
     plain = f"load <{VL} x float>"
     ll = codegen.build(func).get_source("ll")
-    assert plain in ll and _gathers(ll)
+    # with its bounds checked once before the loop, LLVM turns the contiguous copy into memcpy
+    assert (plain in ll or "@llvm.memcpy" in ll) and _gathers(ll)
     with transform.PassContext(config={"tir.vectorize.version_strides": False}):
         ll_off = codegen.build(func).get_source("ll")
-    assert plain not in ll_off and _gathers(ll_off)  # the plain load is the fast path's
+    assert plain not in ll_off and "@llvm.memcpy" not in ll_off and _gathers(ll_off)

@@ -93,6 +93,25 @@ def provably_out_of_bounds(func: PrimFunc) -> list:
     return finder.found
 
 
+def surely_made_accesses(stmt: Stmt) -> list:
+    """``(buffer, indices)`` of the unmasked accesses ``stmt``'s own expressions surely make
+    (not its body's): its loads outside maybe-skipped parts, and an unmasked store."""
+    loads = SurelyEvaluated()
+    for name, kind, binds in child_fields(type(stmt)):
+        value = getattr(stmt, name)
+        if binds or value is None:
+            continue
+        if kind == EXPR:
+            loads.visit_expr(value)
+        elif kind == EXPRS:
+            for v in value:
+                loads.visit_expr(v)
+    accesses = [(x.buffer, x.indices) for x in loads.found]
+    if isinstance(stmt, BufferStore) and stmt.predicate is None:
+        accesses.append((stmt.buffer, stmt.indices))
+    return accesses
+
+
 class _Finder(StmtVisitor):
     """Walks the statements, knowing whether the current one surely runs."""
 
@@ -180,19 +199,7 @@ class _Finder(StmtVisitor):
 
     def _check_own(self, stmt: Stmt) -> None:
         """Report the accesses that ``stmt``'s own expressions (not its body) surely make."""
-        loads = SurelyEvaluated()
-        for name, kind, binds in child_fields(type(stmt)):
-            value = getattr(stmt, name)
-            if binds or value is None:
-                continue
-            if kind == EXPR:
-                loads.visit_expr(value)
-            elif kind == EXPRS:
-                for v in value:
-                    loads.visit_expr(v)
-        accesses = [(x.buffer, x.indices) for x in loads.found]
-        if isinstance(stmt, BufferStore) and stmt.predicate is None:
-            accesses.append((stmt.buffer, stmt.indices))
+        accesses = surely_made_accesses(stmt)
         for buffer, indices in accesses:
             self._check(buffer, tuple(indices))
 

@@ -28,7 +28,6 @@ from tir import op, structural_equal
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, PrimExpr, StringImm, Var
 from tir.functor import post_order_visit, substitute
-from tir.node import EXPR, EXPRS, child_fields
 from tir.stmt import (
     Allocate,
     AssertStmt,
@@ -41,7 +40,7 @@ from tir.stmt import (
     Stmt,
 )
 
-from .bounds_analysis import CONFIG_KEY, SurelyEvaluated
+from .bounds_analysis import CONFIG_KEY, surely_made_accesses
 from .instrument_bound_checkers import BoundCheckInstrumenter, describe_access
 from .pass_base import PrimFuncPass, prim_func_pass
 
@@ -72,9 +71,9 @@ class _Hoister(BoundCheckInstrumenter):
         with self.analyzer.constraint_scope(op.logical_not(runs)):
             bare = [c for c in conds if self.analyzer.can_prove(c)]
         guarded = [c for c in conds if not any(c is b for b in bare)]
-        cond = _all(bare) if bare else None
+        cond = op.all(bare) if bare else None
         if guarded:
-            rest = _all(guarded)
+            rest = op.all(guarded)
             if not self.analyzer.can_prove(runs):
                 rest = op.logical_or(op.logical_not(runs), rest)
             cond = rest if cond is None else op.logical_and(cond, rest)
@@ -116,30 +115,11 @@ class _Hoister(BoundCheckInstrumenter):
         return True
 
 
-def _all(conds: list) -> PrimExpr:
-    out = conds[0]
-    for more in conds[1:]:
-        out = op.logical_and(out, more)
-    return out
-
-
 def _surely_each_iteration(stmt: Stmt, out: list) -> None:
     """Append ``(buffer, indices)`` of the unmasked accesses ``stmt`` surely makes."""
     if not isinstance(stmt, _STRAIGHT):
         return  # an if, a loop, a let: maybe skipped, or indices using its var
-    loads = SurelyEvaluated()
-    for name, kind, binds in child_fields(type(stmt)):
-        value = getattr(stmt, name)
-        if binds or value is None:
-            continue
-        if kind == EXPR:
-            loads.visit_expr(value)
-        elif kind == EXPRS:
-            for v in value:
-                loads.visit_expr(v)
-    out += [(x.buffer, x.indices) for x in loads.found]
-    if isinstance(stmt, BufferStore) and stmt.predicate is None:
-        out.append((stmt.buffer, stmt.indices))
+    out += surely_made_accesses(stmt)
     if isinstance(stmt, SeqStmt):
         for s in stmt.seq:
             _surely_each_iteration(s, out)

@@ -163,7 +163,7 @@ class MaskedBounds:
         if not DataType(predicate.dtype).is_vector:
             with self.analyzer.constraint_scope(predicate):
                 conds = unmasked(indices)
-            return [_unless(predicate, _all(conds))] if conds else []
+            return [_unless(predicate, op.all(conds))] if conds else []
         parts = conjuncts(predicate)
         tails = [b for b in map(active_lane_bounds, parts) if b is not None]
         if tails:
@@ -187,7 +187,7 @@ class MaskedBounds:
                 lo, hi = (self.analyzer.simplify(b) for b in span)
                 conds += [c for c in (non_negative(lo), op.less(hi, extent))
                           if not self.analyzer.can_prove(c)]
-        return True, [_unless(any_on, _all(conds))] if conds else []
+        return True, [_unless(any_on, op.all(conds))] if conds else []
 
     @staticmethod
     def _active_span(index: PrimExpr, base: PrimExpr, limit: PrimExpr, itype: str):
@@ -220,15 +220,8 @@ class MaskedBounds:
             ins.append(lanes_below(index, extent))
         if not ins:
             return []
-        ok = op.logical_or(op.logical_not(predicate), _all(ins))
+        ok = op.logical_or(op.logical_not(predicate), op.all(ins))
         return [Call("bool", "tir.vector_reduce_and", [ok])]
-
-
-def _all(conds: list) -> PrimExpr:
-    out = conds[0]
-    for more in conds[1:]:
-        out = op.logical_and(out, more)
-    return out
 
 
 def _unless(on: PrimExpr, cond: PrimExpr) -> PrimExpr:

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from codegen import emulation
+from codegen.args import ArgBinder
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +19,17 @@ def tools():
         return emulation.find_tools(install=os.geteuid() == 0)
     except emulation.EmulationUnavailable as err:
         pytest.skip(f"no aarch64 emulation: {err}")
+
+
+@pytest.fixture
+def binds(monkeypatch):
+    """How many calls reached the Python checks."""
+    count = [0]
+    original = ArgBinder.bind
+
+    def counting(self, args):
+        count[0] += 1
+        return original(self, args)
+
+    monkeypatch.setattr(ArgBinder, "bind", counting)
+    return count

@@ -18,22 +18,7 @@ import pytest
 import codegen
 import tir
 from codegen import fastcall
-from codegen.args import ArgBinder
 from tir import ir_builder
-
-
-@pytest.fixture
-def binds(monkeypatch):
-    """How many calls reached the Python checks."""
-    count = [0]
-    original = ArgBinder.bind
-
-    def counting(self, args):
-        count[0] += 1
-        return original(self, args)
-
-    monkeypatch.setattr(ArgBinder, "bind", counting)
-    return count
 
 
 def saxpy_like(dtype="float32", scalar_dtype="float32"):

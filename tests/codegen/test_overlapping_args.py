@@ -22,20 +22,6 @@ SHARE = r"arguments '{}' and '{}' share memory \(overlapping ranges\); buffer pa
     r"not alias\. Pass a copy \({}\.copy\(\)\) or declare .*tir\.noalias.*False"
 
 
-@pytest.fixture
-def binds(monkeypatch):
-    """How many calls reached the Python checks."""
-    count = [0]
-    original = ArgBinder.bind
-
-    def counting(self, args):
-        count[0] += 1
-        return original(self, args)
-
-    monkeypatch.setattr(ArgBinder, "bind", counting)
-    return count
-
-
 def shift(attrs=None):
     """``B[i + 1] = A[i] * 2`` in a vectorized loop (the issue's reproducer)."""
     n = tir.size_var("n")

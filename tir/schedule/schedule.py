@@ -5,7 +5,12 @@ A schedule holds the function being rewritten and hands out handles:
 Each primitive is a pure function on ``PrimFunc`` in
 ``tir.schedule.primitives``; this class resolves the handles, calls it,
 keeps the result, and records the call in a trace that prints as the
-Python that replays it.
+Python that replays it (and writes as JSON that replays it: ``trace.py``).
+
+A schedule also owns a random state (``seed=``, ``seed``, ``fork_seed``) for
+a tuner's choices: ``sample_perfect_tile`` and ``sample_categorical`` draw
+from it (``sampling.py``) and record what they drew as the instruction's
+decision, which a replay passes back.
 
 >>> from tir import te
 >>> A = te.placeholder((64,), name="A")
@@ -19,14 +24,16 @@ Python that replays it.
 
 from __future__ import annotations
 
+import numbers
+import random
 from typing import Any, Callable, Sequence
 
 from ..block import BlockRealize
-from ..buffer import Buffer
-from ..expr import PrimExpr, Var
+from ..expr import IntImm, PrimExpr, Var
 from ..function import IRModule, PrimFunc
+from . import sampling as _sampling
 from . import tree
-from .error import ScheduleError
+from .error import ScheduleError, fail
 from .primitives import annotate as _annotate
 from .primitives import cache as _cache
 from .primitives import compute_location as _location
@@ -34,84 +41,7 @@ from .primitives import inline as _inline
 from .primitives import layout as _layout
 from .primitives import loops as _loops
 from .primitives import reduction as _reduction
-
-
-class BlockRV:
-    """A handle to a block of a schedule (it follows the block by name)."""
-
-    __slots__ = ("name", "rv_name")
-
-    def __init__(self, name: str, rv_name: str):
-        self.name, self.rv_name = name, rv_name
-
-    def __repr__(self) -> str:
-        return f"BlockRV({self.name!r})"
-
-
-class LoopRV:
-    """A handle to a loop of a schedule (it follows the loop by its loop var)."""
-
-    __slots__ = ("var", "rv_name")
-
-    def __init__(self, var: Var, rv_name: str):
-        self.var, self.rv_name = var, rv_name
-
-    def __repr__(self) -> str:
-        return f"LoopRV({self.var.name})"
-
-
-class Instruction:
-    """One traced primitive call: ``outputs = sch.name(*inputs, **attrs)``."""
-
-    __slots__ = ("name", "inputs", "attrs", "outputs")
-
-    def __init__(self, name: str, inputs: tuple, attrs: dict, outputs: tuple):
-        self.name, self.inputs, self.attrs, self.outputs = name, inputs, attrs, outputs
-
-    def __str__(self) -> str:
-        args = [_arg_text(a) for a in self.inputs]
-        args += [f"{k}={_arg_text(v)}" for k, v in self.attrs.items()]
-        call = f"sch.{self.name}({', '.join(args)})"
-        if not self.outputs:
-            return call
-        lhs = ", ".join(_arg_text(o) for o in self.outputs)
-        return f"{lhs}{',' if len(self.outputs) == 1 and self.name == 'get_loops' else ''} = {call}"
-
-
-def _arg_text(a: Any) -> str:
-    if isinstance(a, (BlockRV, LoopRV)):
-        return a.rv_name
-    if isinstance(a, (list, tuple)):
-        return "[" + ", ".join(_arg_text(x) for x in a) + "]"
-    if isinstance(a, Buffer):
-        return repr(a.name)
-    if isinstance(a, PrimExpr):
-        return str(a)
-    if callable(a) and getattr(a, "__name__", "") == "<lambda>":
-        return "<lambda>"
-    return repr(a)
-
-
-class Trace:
-    """The primitives applied so far; ``str(trace)`` is Python that replays them."""
-
-    def __init__(self, insts: list[Instruction]):
-        self.insts = insts
-
-    def __len__(self) -> int:
-        return len(self.insts)
-
-    def __iter__(self):
-        return iter(self.insts)
-
-    def __str__(self) -> str:
-        return "\n".join(str(i) for i in self.insts)
-
-    __repr__ = __str__
-
-    def show(self) -> None:
-        """Print the trace (TVM's ``Trace.show``)."""
-        print(self)
+from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
 
 class Schedule:
@@ -122,7 +52,8 @@ class Schedule:
     raises ``ScheduleError`` and leaves the schedule unchanged.
     """
 
-    def __init__(self, mod: IRModule | PrimFunc, *, func_name: str | None = None, **_tvm_opts: Any):
+    def __init__(self, mod: IRModule | PrimFunc, *, seed: int | None = None,
+                 func_name: str | None = None, **_tvm_opts: Any):
         if isinstance(mod, PrimFunc):
             mod = IRModule.from_expr(mod)
         if not isinstance(mod, IRModule):
@@ -139,6 +70,8 @@ class Schedule:
         tree.root_realize(self.func)  # a clear error now for a function without blocks
         self._insts: list[Instruction] = []
         self._rv_count = 0
+        self._rng = random.Random()
+        self.seed(seed)
 
     # ------------------------------------------------------------ state
 
@@ -153,11 +86,28 @@ class Schedule:
         return Trace(list(self._insts))
 
     def copy(self) -> Schedule:
-        """An independent schedule in the same state (handles stay valid in both)."""
+        """An independent schedule in the same state (handles stay valid in both).
+
+        The copy's random state is the original's: both sample the same sequence.
+        """
         other = object.__new__(Schedule)
         other.__dict__.update(self.__dict__)
         other._insts = list(self._insts)
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
         return other
+
+    def seed(self, seed: int | None = None) -> None:
+        """Restart the random state from ``seed`` (None or -1, TVM's "any": a random seed)."""
+        if seed is None or seed == -1:
+            seed = random.SystemRandom().randrange(1 << 31)
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise TypeError(f"Schedule.seed: expected an int, got {seed!r}")
+        self._rng.seed(int(seed))
+
+    def fork_seed(self) -> int:
+        """A new seed drawn from this schedule's random state (for a schedule of its own)."""
+        return self._rng.randrange(1 << 31)
 
     def show(self) -> None:
         """Print the scheduled function."""
@@ -200,10 +150,11 @@ class Schedule:
     def _wrap_loops(self, vars_: Sequence[Var]) -> list[LoopRV]:
         return [LoopRV(v, self._new_rv("l")) for v in vars_]
 
-    def _record(self, name: str, inputs: tuple, attrs: dict, outputs: Any = ()) -> None:
+    def _record(self, name: str, inputs: tuple, attrs: dict, outputs: Any = (),
+                decision: Any = None) -> None:
         outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
         kept = tuple(o for o in outs if o is not None)
-        self._insts.append(Instruction(name, inputs, attrs, kept))
+        self._insts.append(Instruction(name, inputs, attrs, kept, decision))
 
     def _apply(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
         """Run a primitive on the current function; keep its result only if it succeeds."""
@@ -238,23 +189,28 @@ class Schedule:
         stmt = self.get(parent)
         found = [s.block.name_hint for s, _ in tree.walk(stmt)
                  if isinstance(s, BlockRealize) and s.block is not stmt]
-        return [BlockRV(n, self._new_rv("b")) for n in found]
+        return self._block_list("get_child_blocks", parent, found)
 
     def get_producers(self, block: BlockRV) -> list[BlockRV]:
         """The blocks that write what ``block`` reads."""
         from .analysis import producers
 
         realize = tree.find_block(self.func, self._block(block))
-        return [BlockRV(r.block.name_hint, self._new_rv("b"))
-                for r in producers(self.func, realize)]
+        found = [r.block.name_hint for r in producers(self.func, realize)]
+        return self._block_list("get_producers", block, found)
 
     def get_consumers(self, block: BlockRV) -> list[BlockRV]:
         """The blocks that read what ``block`` writes."""
         from .analysis import consumers
 
         realize = tree.find_block(self.func, self._block(block))
-        return [BlockRV(r.block.name_hint, self._new_rv("b"))
-                for r in consumers(self.func, realize)]
+        found = [r.block.name_hint for r in consumers(self.func, realize)]
+        return self._block_list("get_consumers", block, found)
+
+    def _block_list(self, name: str, arg: BlockRV | LoopRV, found: list[str]) -> list[BlockRV]:
+        rvs = [BlockRV(n, self._new_rv("b")) for n in found]
+        self._record(name, (arg,), {}, tuple(rvs))
+        return rvs
 
     # ------------------------------------------------------------ loops
 
@@ -269,7 +225,10 @@ class Schedule:
         new = self._apply(_loops.split, self._loop(loop), list(factors),
                           preserve_unit_iters=preserve_unit_iters)
         rvs = self._wrap_loops(new)
-        self._record("split", (loop,), {"factors": list(factors)}, tuple(rvs))
+        attrs = {"factors": list(factors)}
+        if not preserve_unit_iters:  # the default stays implicit: traces print as before
+            attrs["preserve_unit_iters"] = False
+        self._record("split", (loop,), attrs, tuple(rvs))
         return rvs
 
     def fuse(self, *loops: LoopRV, preserve_unit_iters: bool = True) -> LoopRV:
@@ -278,7 +237,8 @@ class Schedule:
             loops = tuple(loops[0])
         new = self._apply(_loops.fuse, self._loops(loops), preserve_unit_iters=preserve_unit_iters)
         rv = self._wrap_loops([new])[0]
-        self._record("fuse", tuple(loops), {}, rv)
+        self._record("fuse", tuple(loops), {} if preserve_unit_iters
+                     else {"preserve_unit_iters": False}, rv)
         return rv
 
     def reorder(self, *ordered_loops: LoopRV) -> None:
@@ -369,7 +329,8 @@ class Schedule:
         name = self._apply(_cache.cache_read, self._block(block), read_buffer_index,
                            storage_scope, consumer_blocks=consumers)
         rv = BlockRV(name, self._new_rv("b"))
-        self._record("cache_read", (block, read_buffer_index, storage_scope), {}, rv)
+        attrs = {} if consumer_blocks is None else {"consumer_blocks": list(consumer_blocks)}
+        self._record("cache_read", (block, read_buffer_index, storage_scope), attrs, rv)
         return rv
 
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
@@ -379,7 +340,8 @@ class Schedule:
         name = self._apply(_cache.cache_write, self._block(block), write_buffer_index,
                            storage_scope, consumer_blocks=consumers)
         rv = BlockRV(name, self._new_rv("b"))
-        self._record("cache_write", (block, write_buffer_index, storage_scope), {}, rv)
+        attrs = {} if consumer_blocks is None else {"consumer_blocks": list(consumer_blocks)}
+        self._record("cache_write", (block, write_buffer_index, storage_scope), attrs, rv)
         return rv
 
     def transform_layout(self, block: BlockRV, buffer: Any, index_map: Callable,
@@ -389,10 +351,14 @@ class Schedule:
         ``buffer`` is ``("read", i)`` / ``("write", i)`` (the ``i``-th buffer
         ``block`` reads or writes), or a buffer name. Only buffers the function
         allocates can change layout; to pack a parameter, ``cache_read`` it first.
+        The trace keeps the map as an ``IndexMap`` (its result on fresh index
+        variables), so it can be written as JSON and replayed.
         """
-        self._apply(_layout.transform_layout, self._block(block), buffer, index_map,
-                    pad_value=pad_value)
-        self._record("transform_layout", (block, buffer, index_map), {})
+        name = self._block(block)
+        imap = _layout.index_map_of(self.func, name, buffer, index_map)
+        self._apply(_layout.transform_layout, name, buffer, imap, pad_value=pad_value)
+        attrs = {} if pad_value is None else {"pad_value": pad_value}
+        self._record("transform_layout", (block, buffer, imap), attrs)
 
     # ------------------------------------------------------------ reductions
 
@@ -403,5 +369,49 @@ class Schedule:
         self._record("decompose_reduction", (block, loop), {}, rv)
         return rv
 
+    # ------------------------------------------------------------ sampling
 
-__all__ = ["BlockRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision: Sequence[int] | None = None) -> list[int]:
+        """``n`` factors (outer first) whose product is ``loop``'s constant extent.
+
+        Drawn uniformly among such factorizations whose innermost factor is at
+        most ``max_innermost_factor`` (-1: no limit), from this schedule's
+        random state; or ``decision``, checked, when given (a replay). The
+        trace records the factors as the decision; pass them to ``split``.
+        """
+        var = self._loop(loop)
+        extent = tree.find_loop(self.func, var).extent
+        where = f"loop {var.name}"
+        if not isinstance(extent, IntImm):
+            raise fail("sample_perfect_tile", where, f"the extent {extent} is not a constant")
+        if decision is None:
+            factors = _sampling.perfect_tile(self._rng, extent.value, n, max_innermost_factor,
+                                             where)
+        else:
+            factors = _sampling.check_tile_decision(decision, extent.value, n,
+                                                    max_innermost_factor, where)
+        rvs = [ExprRV(f, self._new_rv("v")) for f in factors]
+        self._record("sample_perfect_tile", (loop,),
+                     {"n": n, "max_innermost_factor": max_innermost_factor}, tuple(rvs),
+                     decision=list(factors))
+        return list(factors)
+
+    def sample_categorical(self, candidates: Sequence[int | float | str],
+                           probs: Sequence[float], decision: int | None = None) -> Any:
+        """One of ``candidates``, drawn with probabilities ``probs`` (normalized here).
+
+        ``decision`` (an index into ``candidates``) picks it instead (a replay);
+        the trace records the index as the decision.
+        """
+        if decision is None:
+            index = _sampling.categorical(self._rng, candidates, probs)
+        else:
+            index = _sampling.check_categorical_decision(decision, candidates, probs)
+        rv = ExprRV(candidates[index], self._new_rv("v"))
+        self._record("sample_categorical", (),
+                     {"candidates": list(candidates), "probs": list(probs)}, rv, decision=index)
+        return candidates[index]
+
+
+__all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]

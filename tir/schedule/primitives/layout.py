@@ -38,6 +38,7 @@ from ...op import const
 from ...stmt import BufferStore
 from .. import analysis, tree
 from ..error import fail
+from ..index_map import IndexMap
 from .cache import indexed_reads
 
 _CHECK_LIMIT = 1 << 20  # elements: larger constant shapes are not checked for injectivity
@@ -83,6 +84,22 @@ def transform_layout(func: PrimFunc, block: str, buffer: Any, index_map: Callabl
                                                    for b in owner.alloc_buffers))
     func = tree.replace(func, {owner: new_owner})
     return func.with_body(rewriter.visit_stmt(func.body))
+
+
+def index_map_of(func: PrimFunc, block: str, buffer: Any, index_map: Callable) -> IndexMap:
+    """``index_map`` as an ``IndexMap`` over the indices of the buffer it would transform.
+
+    Raises the ``ScheduleError`` ``transform_layout`` would for a buffer that
+    cannot be named or a map of the wrong arity or result.
+    """
+    buf = _resolve(func, tree.find_block(func, block).block, buffer, block)
+    return IndexMap(*_apply_map(index_map, buf, f"buffer {buf.name}"))
+
+
+def buffer_named(func: PrimFunc, name: str) -> Buffer | None:
+    """The one buffer of ``func`` called ``name`` (None if there is none or several)."""
+    found = [b for b in _all_buffers(func) if b.name == name]
+    return found[0] if len(found) == 1 else None
 
 
 def _resolve(func: PrimFunc, block: Block, buffer: Any, name: str) -> Buffer:

@@ -1,0 +1,1 @@
+"""The schedule rules: one module per kind of block (see ``block_kinds``)."""

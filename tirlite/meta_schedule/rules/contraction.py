@@ -1,0 +1,146 @@
+"""Register tiling of a contraction (matmul, conv): the rule that makes them run near the FMA peak.
+
+The block's loops become, outermost first::
+
+    other spatial loops, vec_o, row_o,          <- parallel over the leading ones
+      reduction loops (the last split by ku),
+        ku (unrolled), row_i (unrolled), vec_i (vectorized: nv registers)
+
+so that ``row_i x vec_i`` accumulators (mr x nv vector registers) stay in
+registers over the whole reduction: each step loads nv vectors of the operand
+along ``vec``, broadcasts mr values of the other, and issues mr * nv FMAs. The
+accumulators live in a ``local`` cache (``cache_write``) written back once per
+tile, or, when one elementwise stage reads the result (bias + ReLU), in the
+intermediate buffer itself with that stage moved under the tile
+(``reverse_compute_at``) so the buffer shrinks to the tile. A 2-D operand
+along ``vec`` is packed into contiguous panels of ``nv * lanes`` columns
+(``cache_read`` + ``transform_layout``) so each step reads one cache line.
+
+Tiles divide their loops (no guard ever lands in the register tile) and fit
+the register file: ``mr * nv`` accumulators, ``nv`` operand vectors and one
+broadcast, at most the target's vector register count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tir.schedule import Schedule
+
+from ..block_kinds import BlockKind
+from ..sampler import Sampler
+from ..target_info import TargetInfo
+
+#: Accumulators beyond this many gave no speed on either x86 target measured (README).
+MAX_ACCUMULATORS = 12
+
+
+def register_tiles(row_extent: int, vec_extent: int, lanes: int, registers: int
+                   ) -> list[tuple[int, int]]:
+    """(mr, nv) pairs that divide their loops and fit ``registers`` vector registers."""
+    out = []
+    for nv in (1, 2, 3, 4):
+        if vec_extent % (nv * lanes):
+            continue
+        for mr in range(1, 17):
+            if row_extent % mr == 0 and mr * nv + nv + 1 <= registers:
+                out.append((mr, nv))
+    return out
+
+
+def default_register_tile(tiles: list[tuple[int, int]]) -> int:
+    """Two vectors wide, as many rows as keep at most ``MAX_ACCUMULATORS`` accumulators."""
+    def score(t: tuple[int, int]) -> tuple:
+        mr, nv = t
+        fits = mr * nv <= MAX_ACCUMULATORS
+        return (fits, nv == 2, mr * nv if fits else -mr * nv)
+    return max(range(len(tiles)), key=lambda k: score(tiles[k]))
+
+
+def unroll_factors(extent: int) -> list[int]:
+    """How far to unroll the innermost reduction loop: divisors of its extent up to 8."""
+    return [u for u in (1, 2, 4, 8) if extent % u == 0]
+
+
+def schedule_contraction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampler: Sampler,
+                         consumer: str | None, elem_bytes: int) -> str | None:
+    """Tile ``kind``'s block for registers; returns why not when it cannot (else None)."""
+    c = kind.contraction
+    lanes = info.lanes(elem_bytes)
+    tiles = register_tiles(kind.extents[c.row], kind.extents[c.vec], lanes,
+                           info.vector_registers)
+    if not tiles:
+        return (f"no register tile divides its loops (row extent {kind.extents[c.row]}, "
+                f"vector extent {kind.extents[c.vec]} with {lanes} lanes)")
+    tile = sampler.choose(sch, [f"{mr}x{nv}" for mr, nv in tiles], default_register_tile(tiles))
+    mr, nv = (int(t) for t in tile.split("x"))
+    bn = nv * lanes
+    block = sch.get_block(kind.name)
+    if c.pack_read is not None and sampler.choose(sch, [1, 0], 0):
+        _pack(sch, block, c.pack_read, bn, lanes)
+    loops = sch.get_loops(block)
+    row_o, row_i = sch.split(loops[c.row], [None, mr])
+    vec_o, vec_i = sch.split(loops[c.vec], [None, bn])
+    reduce = [loops[k] for k in c.reduce]
+    ku = sampler.choose(sch, unroll_factors(kind.extents[c.reduce[-1]]),
+                        _default_unroll(kind.extents[c.reduce[-1]]))
+    inner = []
+    if ku > 1:
+        r_o, r_i = sch.split(reduce[-1], [None, ku])
+        reduce, inner = reduce[:-1] + [r_o], [r_i]
+    outer = [loops[k] for k in c.spatial if k not in (c.row, c.vec)]
+    sch.reorder(*outer, vec_o, row_o, *reduce, *inner, row_i, vec_i)
+    _accumulate_in_registers(sch, block, row_o, consumer)
+    sch.vectorize(vec_i)
+    sch.unroll(row_i)
+    for r_i in inner:
+        sch.unroll(r_i)
+    init = sch.decompose_reduction(block, reduce[0])
+    _vectorize_tile(sch, init)
+    _parallelize(sch, outer, vec_o, sampler, kind, info)
+    return None
+
+
+def _default_unroll(extent: int) -> int:
+    factors = unroll_factors(extent)
+    return factors.index(4) if 4 in factors else len(factors) - 1
+
+
+def _pack(sch: Schedule, block: Any, read_index: int, bn: int, lanes: int) -> None:
+    """Copy the operand into panels ``[cols // bn, rows, bn]``, each read contiguously."""
+    packed = sch.cache_read(block, read_index, "global")
+    sch.transform_layout(packed, ("write", 0), lambda r, col: (col // bn, r, col % bn))
+    p_row, p_col = sch.get_loops(packed)
+    p_col_o, p_col_i = sch.split(p_col, [None, lanes])
+    sch.reorder(p_col_o, p_row, p_col_i)
+    sch.vectorize(p_col_i)
+
+
+def _accumulate_in_registers(sch: Schedule, block: Any, row_o: Any, consumer: str | None
+                             ) -> None:
+    if consumer is not None:
+        stage = sch.get_block(consumer)
+    else:
+        stage = sch.cache_write(block, 0, "local")
+    sch.reverse_compute_at(stage, row_o)
+    _vectorize_tile(sch, stage)
+
+
+def _vectorize_tile(sch: Schedule, block: Any) -> None:
+    """The (row, vec) tile under a block: rows unrolled, the vector axis vectorized."""
+    loops = sch.get_loops(block)
+    sch.vectorize(loops[-1])
+    if len(loops) >= 2:
+        sch.unroll(loops[-2])
+
+
+def _parallelize(sch: Schedule, outer: list, vec_o: Any, sampler: Sampler, kind: BlockKind,
+                 info: TargetInfo) -> None:
+    """The leading spatial loops over all cores, when the work pays for a launch."""
+    work = 1
+    for e in kind.extents:
+        work *= e
+    default = 1 if info.cores > 1 and work >= 1 << 22 else 0
+    if not sampler.choose(sch, [0, 1], default):
+        return
+    sch.parallel(sch.fuse(*outer) if len(outer) > 1 else (outer[0] if outer else vec_o))

@@ -1,0 +1,1 @@
+"""Workloads for testing and benchmarking the tuner (TVM's ``meta_schedule.testing``)."""

@@ -32,6 +32,7 @@ from . import arith  # noqa: E402
 from . import functor as stmt_functor  # noqa: E402  (TVM's name for the visitor module)
 from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
+from . import pickling as _pickling  # noqa: E402,F401  (IR nodes pickle: tir/pickling.py)
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError  # noqa: E402
 from . import te  # noqa: E402
 from .structural import (  # noqa: E402

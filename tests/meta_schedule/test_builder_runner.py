@@ -1,0 +1,103 @@
+"""Builders and runners: every failure costs its candidate only, and the check comes before the time."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+from tir import ir_builder
+from tirlite import meta_schedule as ms
+from tirlite.meta_schedule.reference import make_reference
+from tirlite.meta_schedule.testing import te_workload as W
+
+
+def _abort_build(mod, target):
+    if "crash" in str(mod):
+        os.abort()
+    if "hang" in str(mod):
+        time.sleep(60)
+    return codegen.build(mod, target=target)
+
+
+def _named(name):
+    return tir.IRModule.from_expr(W.add_bias_relu(4, 8).with_attr("note", name))
+
+
+def test_builder_isolates_errors_crashes_and_hangs():
+    builder = ms.LocalBuilder(max_workers=2, timeout_sec=5, build_func=_abort_build)
+    try:
+        good = ms.BuilderInput(ms.apply_default_schedule(W.add_bias_relu(4, 8)))
+        results = builder.build([good, ms.BuilderInput(_named("crash")),
+                                 ms.BuilderInput("not a module"), ms.BuilderInput(_named("hang")),
+                                 good])
+    finally:
+        builder.shutdown()
+    assert results[0].artifact and results[4].artifact
+    assert "crashed or hung" in results[1].error_msg
+    assert results[2].artifact is None and results[2].error_msg
+    assert "crashed or hung" in results[3].error_msg
+
+
+def _while_forever():
+    buf = tir.decl_buffer((1,), "int32", "A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(buf)
+    with ib.while_loop(a[0] >= 0):
+        a[0] = a[0] + 0
+    return tir.IRModule.from_expr(tir.PrimFunc([buf], ib.get()))
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = ms.LocalRunner(timeout_sec=5, repeat=2, min_repeat_ms=1)
+    yield r
+    r.shutdown()
+
+
+def _artifact(mod):
+    result = ms.LocalBuilder(max_workers=1).build([ms.BuilderInput(mod)])[0]
+    assert result.artifact, result.error_msg
+    return result.artifact
+
+
+def test_runner_ok_wrong_error_and_reference_sent_once(runner):
+    mod = tir.IRModule.from_expr(W.matmul(16, 16, 16))
+    ref = make_reference(mod)
+    good = _artifact(ms.apply_default_schedule(mod))
+    wrong_mod = tir.IRModule.from_expr(W.matmul(16, 16, 16))
+    # a reference whose expected output is off by one: every candidate must be "wrong"
+    off = ms.Reference(ref.inputs, ref.output_indices, [e + 1 for e in ref.expected],
+                       ref.rtol, ref.atol)
+    before = runner.references_sent
+    results = runner.run([ms.RunnerInput(good), ms.RunnerInput(good),
+                          ms.RunnerInput(b"not a shared library")], ref)
+    assert [r.status for r in results] == ["ok", "ok", "error"]
+    assert len(results[0].run_secs) == 2 and min(results[0].run_secs) > 0
+    assert runner.references_sent == before + 1
+    assert runner.run([ms.RunnerInput(_artifact(wrong_mod))], off)[0].status == "wrong"
+
+
+def test_runner_time_out_and_recovers(runner):
+    loop = _while_forever()
+    ref = ms.Reference([np.zeros(1, np.int32)], [0], [np.zeros(1, np.int32)])
+    result = runner.run([ms.RunnerInput(_artifact(loop))], ref)[0]
+    assert result.status == "timeout"
+    mod = tir.IRModule.from_expr(W.matmul(8, 8, 8))
+    assert runner.run([ms.RunnerInput(_artifact(mod))], make_reference(mod))[0].status == "ok"
+
+
+def test_runner_crash_costs_that_candidate_only(runner, monkeypatch):
+    mod = tir.IRModule.from_expr(W.matmul(8, 8, 8))
+    ref = make_reference(mod)
+    good = _artifact(mod)
+    runner._ask(("ref", ref), 60)  # make sure the child is up
+    runner._sent.add(ref.key)
+    pid = runner._proc.pid
+    os.kill(pid, 9)  # what a segfaulting candidate does to the measuring process
+    assert runner.run([ms.RunnerInput(good)], ref)[0].status == "crash"
+    assert runner.run([ms.RunnerInput(good)], ref)[0].status == "ok"

@@ -299,11 +299,26 @@ def run_fuzz(args: argparse.Namespace) -> int:
     return fuzz_cli.run(args)
 
 
+def _configure_tune(p: argparse.ArgumentParser) -> None:
+    from . import tune_cli
+
+    tune_cli.configure(p)
+
+
+def run_tune(args: argparse.Namespace) -> int:
+    """``tirlite tune``: search a kernel's schedules (tirlite.meta_schedule)."""
+    from . import tune_cli
+
+    return tune_cli.run(args)
+
+
 COMMANDS: dict[str, Command] = {
     "opt": Command("opt", "run a kernel file through the build pipeline and print the result",
                    _configure_opt, run_opt),
     "fuzz": Command("fuzz", "run the differential fuzzer (random programs, every build "
                     "against a NumPy model)", _configure_fuzz, run_fuzz),
+    "tune": Command("tune", "tune a kernel's schedule for the target and keep the records in a "
+                    "database", _configure_tune, run_tune),
 }
 
 

@@ -122,7 +122,8 @@ def _accumulate_in_registers(sch: Schedule, block: Any, row_o: Any, consumer: st
         stage = sch.get_block(consumer)
     else:
         stage = sch.cache_write(block, 0, "local")
-    sch.reverse_compute_at(stage, row_o)
+    # unit loops kept: the stage's last two loops are the tile's rows and vector, even for mr = 1
+    sch.reverse_compute_at(stage, row_o, preserve_unit_loops=True)
     _vectorize_tile(sch, stage)
 
 

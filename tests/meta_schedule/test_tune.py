@@ -1,0 +1,130 @@
+"""tune_tir end to end: records that replay and compute what the function computes, resume, bugs reported.
+
+Small workloads and few trials: each trial is a build (~0.1 s) and a timed run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import codegen
+import tir
+from tir.schedule import Schedule, Trace
+from tirlite import meta_schedule as ms
+from tirlite.meta_schedule.testing import te_workload as W
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    work_dir = tmp_path_factory.mktemp("tune")
+    func = W.matmul(64, 48, 32)
+    db = ms.tune_tir(func, "llvm", work_dir=str(work_dir), max_trials_global=6,
+                     num_trials_per_iter=3, seed=1, progress=False)
+    return func, db, work_dir
+
+
+def test_every_record_replays_and_computes_the_product(tuned):
+    func, db, _ = tuned
+    records = db.get_all_tuning_records()
+    assert 1 <= len(records) <= 6
+    rng = np.random.default_rng(0)
+    a = rng.random((64, 32), dtype=np.float32)
+    b = rng.random((32, 48), dtype=np.float32)
+    for rec in records:
+        sch = Schedule(func)
+        Trace.apply_json_to_schedule(json.loads(json.dumps(rec.trace)), sch)
+        c = np.zeros((64, 48), np.float32)
+        codegen.build(sch.mod)(a, b, c)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+        assert rec.run_secs and min(rec.run_secs) > 0
+
+
+def test_compile_tir_gives_the_fastest_record(tuned):
+    func, db, _ = tuned
+    best = min(db.get_all_tuning_records(), key=lambda r: float(np.median(r.run_secs)))
+    sch = ms.tir_integration.compile_tir(db, func, "llvm")
+    expected = Schedule(func)
+    Trace.apply_json_to_schedule(best.trace, expected)
+    tir.assert_structural_equal(sch.mod["main"], expected.mod["main"])
+
+
+def test_a_run_resumes_from_its_database(tuned):
+    func, _, work_dir = tuned
+    before = len(ms.JSONDatabase(str(work_dir)).get_all_tuning_records())
+    db = ms.tune_tir(func, "llvm", work_dir=str(work_dir), max_trials_global=before + 2,
+                     num_trials_per_iter=2, seed=1, progress=False)
+    records = db.get_all_tuning_records()
+    assert before < len(records) <= before + 2
+    decisions = [tuple(r.meta["decisions"]) for r in records]
+    assert len(decisions) == len(set(decisions)), "a resumed run measured a candidate again"
+
+
+def test_compile_tir_without_a_record_is_the_default_schedule():
+    func = W.matmul(32, 32, 32)
+    sch = ms.tir_integration.compile_tir(ms.MemoryDatabase(), func, "llvm")
+    tir.assert_structural_equal(sch.mod["main"], ms.apply_default_schedule(func)["main"])
+
+
+def _elementwise_sum_16():
+    """A function with a 16x16 matmul's signature that adds instead (a planted bug)."""
+    from tir import te
+
+    a = te.placeholder((16, 16), "float32", "A")
+    b = te.placeholder((16, 16), "float32", "B")
+    c = te.compute((16, 16), lambda i, j: a[i, j] + b[i, j], name="C")
+    return tir.IRModule.from_expr(te.create_prim_func([a, b, c]))
+
+
+class _WrongBuilder:
+    """Builds every candidate from ``_elementwise_sum_16``: what a miscompiling schedule gives."""
+
+    def __init__(self):
+        self.inner = ms.LocalBuilder(max_workers=1)
+
+    def build(self, inputs):
+        return self.inner.build([ms.BuilderInput(_elementwise_sum_16(), i.target)
+                                 for i in inputs])
+
+
+def test_a_wrong_candidate_is_reported_never_stored(tmp_path):
+    func = W.matmul(16, 16, 16)
+    with pytest.warns(ms.WrongCandidateWarning, match="computed something else"):
+        db = ms.tune_tir(func, "llvm", work_dir=str(tmp_path), max_trials_global=2,
+                         num_trials_per_iter=2, seed=0, builder=_WrongBuilder(),
+                         progress=False)
+    assert len(db.get_all_tuning_records()) == 0
+    lines = (tmp_path / "wrong_candidates.json").read_text().splitlines()
+    assert lines and "trace" in json.loads(lines[0])
+
+
+def test_cli_tune_and_show(tmp_path):
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(textwrap.dedent("""
+        from tirlite.meta_schedule.testing import te_workload
+        matmul = te_workload.matmul(32, 32, 32)
+    """))
+    db = tmp_path / "db"
+    run = [sys.executable, "-m", "tirlite", "tune", str(kernel), "--trials", "2",
+           "--per-iter", "2", "--db", str(db), "--seed", "0"]
+    out = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "best:" in out.stdout and "sch.get_block" in out.stdout
+    show = subprocess.run(run[:5] + ["--db", str(db), "--show"], capture_output=True, text=True,
+                          timeout=120)
+    assert show.returncode == 0, show.stderr
+    assert show.stdout.splitlines()[1:] == out.stdout.splitlines()[1:]
+
+
+def test_cli_tune_bad_input_is_one_line(tmp_path):
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("x = 1\n")
+    out = subprocess.run([sys.executable, "-m", "tirlite", "tune", str(kernel), "--db",
+                          str(tmp_path / "db")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.startswith("tirlite: error:") and len(out.stderr.splitlines()) == 1

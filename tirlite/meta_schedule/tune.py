@@ -1,0 +1,188 @@
+"""``tune_tir``: search a function's schedules, measure them, keep the results in a database.
+
+The loop (TVM's ``ms.tune_tir``): the search proposes a batch of candidates;
+the builder compiles them in parallel worker processes; the runner checks
+each against the unscheduled function on random inputs, then times it alone
+on one pinned core; every correct result is appended to the database (a
+killed run loses at most the batch in flight and resumes from the database);
+a candidate that computes something else is reported with its trace
+(``WrongCandidateWarning``, and ``wrong_candidates.json`` in ``work_dir``)
+and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from codegen import Target
+from tir.function import IRModule, PrimFunc
+
+from .builder import BuilderInput, LocalBuilder
+from .cost_model import CostModel, default_cost_model
+from .database import JSONDatabase, MemoryDatabase, TuningRecord, target_to_json
+from .flops import estimate_flops
+from .reference import make_reference
+from .runner import LocalRunner, RunnerInput
+from .search import Candidate, EvolutionarySearch, SearchSpace
+from .target_info import TargetInfo
+
+
+class WrongCandidateWarning(UserWarning):
+    """A scheduled candidate computed something other than the unscheduled function (a bug)."""
+
+
+def tune_tir(mod: IRModule | PrimFunc, target: Target | str = "llvm",
+             work_dir: str | None = None, max_trials_global: int = 64, *,
+             num_trials_per_iter: int = 16, seed: int | None = None,
+             builder: Any = None, runner: Any = None, database: Any = None,
+             cost_model: CostModel | None = None, progress: bool | None = None) -> Any:
+    """Tune ``mod``'s function for ``target``; return the database of measured records.
+
+    Args:
+        work_dir: where the JSON database lives (created; a run resumes from it).
+            None keeps the records in memory (``MemoryDatabase``).
+        max_trials_global: candidates to measure in all, this run and earlier
+            runs on the same database counted together.
+        num_trials_per_iter: candidates per batch (built in parallel).
+        seed: the search's seed (None: a random one, stored in each record).
+        builder, runner: ``LocalBuilder()`` / ``LocalRunner()`` by default; the
+            Ray ones (``RayBuilder``, ``RayRunner``) spread the work over a cluster.
+        database: a database to use instead of the one in ``work_dir``.
+        cost_model: ``default_cost_model(seed)`` by default (XGBoost if installed).
+        progress: show a progress bar (default: when stderr is a terminal).
+    """
+    mod = as_module(mod)
+    target = Target(target)
+    seed = random.SystemRandom().getrandbits(31) if seed is None else int(seed)
+    db = database if database is not None else (
+        JSONDatabase(work_dir) if work_dir is not None else MemoryDatabase())
+    workload = db.commit_workload(mod)
+    info = TargetInfo.from_target(target)
+    search = EvolutionarySearch(SearchSpace(mod, info), cost_model or default_cost_model(seed),
+                                seed=seed)
+    done = _resume(db, workload, target, search, info)
+    if done >= max_trials_global:
+        return db
+    reference = make_reference(mod)
+    flops = estimate_flops(next(iter(mod.functions.values())))
+    builder = builder if builder is not None else LocalBuilder()
+    runner = runner if runner is not None else LocalRunner()
+    bar = _Progress(max_trials_global, done, flops, progress)
+    try:
+        while done < max_trials_global:
+            batch = search.next_batch(min(num_trials_per_iter, max_trials_global - done))
+            if not batch:
+                break  # the space is used up
+            for cand, secs, build_secs in _measure(batch, target, builder, runner, reference,
+                                                   work_dir):
+                search.notify(cand, secs)
+                if secs is not None:
+                    db.commit_tuning_record(_record(cand, workload, target, secs, build_secs,
+                                                    reference, seed, flops, done))
+                done += 1
+                bar.update(secs)
+    finally:
+        bar.close()
+    return db
+
+
+def as_module(mod: IRModule | PrimFunc) -> IRModule:
+    if isinstance(mod, PrimFunc):
+        return IRModule.from_expr(mod)
+    if not isinstance(mod, IRModule):
+        raise TypeError(f"tune_tir: expected an IRModule or PrimFunc, got {type(mod).__name__}")
+    if len(mod.functions) != 1:
+        raise ValueError(f"tune_tir: tunes a module of one function, got "
+                         f"{len(mod.functions)} ({', '.join(sorted(mod.functions))})")
+    return mod
+
+
+def _resume(db: Any, workload: Any, target: Target, search: EvolutionarySearch,
+            info: TargetInfo) -> int:
+    """Feed the records already in ``db`` for this workload and target to the search."""
+    done = 0
+    want = target_to_json(target)
+    for rec in db.get_all_tuning_records():
+        if rec.workload != workload.key or rec.target != want:
+            continue
+        decisions = tuple(rec.meta.get("decisions", ()))
+        cand = search.space.generate("default", forced=decisions)
+        if cand is None or cand.decisions != decisions:
+            continue  # recorded by other rules: not a point of this space
+        search.mark_seen(decisions)
+        search.notify(cand, float(np.median(rec.run_secs)))
+        done += 1
+    return done
+
+
+def _measure(batch: list[Candidate], target: Target, builder: Any, runner: Any,
+             reference: Any, work_dir: str | None):
+    built = builder.build([BuilderInput(c.sch.mod, target) for c in batch])
+    runnable = [(c, b) for c, b in zip(batch, built) if b.artifact is not None]
+    results = runner.run([RunnerInput(b.artifact, target, reference.args_info)
+                          for _, b in runnable], reference) if runnable else []
+    by_cand = {id(c): r for (c, _), r in zip(runnable, results)}
+    for cand, b in zip(batch, built):
+        r = by_cand.get(id(cand))
+        if r is not None and r.status == "wrong":
+            _report_wrong(cand, r.error_msg, work_dir)
+        ok = r is not None and r.status == "ok"
+        yield cand, (float(np.median(r.run_secs)) if ok else None), b.build_secs
+
+
+def _report_wrong(cand: Candidate, message: str | None, work_dir: str | None) -> None:
+    trace = str(cand.sch.trace)
+    warnings.warn(WrongCandidateWarning(
+        f"a scheduled candidate computed something else than the unscheduled function "
+        f"({message}); this is a tirlite bug, please report it with its trace:\n{trace}"),
+        stacklevel=3)
+    if work_dir is not None:
+        line = json.dumps({"error": message, "trace": cand.sch.trace.as_json(),
+                           "decisions": list(cand.decisions)}) + "\n"
+        with open(os.path.join(work_dir, "wrong_candidates.json"), "a") as f:
+            f.write(line)
+
+
+def _record(cand: Candidate, workload: Any, target: Target, secs: float, build_secs: float,
+            reference: Any, seed: int, flops: float, trial: int) -> TuningRecord:
+    return TuningRecord(
+        trace=cand.sch.trace.as_json(), workload=workload.key, target=target_to_json(target),
+        run_secs=[secs], build_secs=build_secs, args_info=reference.args_info,
+        meta={"decisions": list(cand.decisions), "sizes": list(cand.sizes), "seed": seed,
+              "trial": trial,
+              "gflops": flops / secs / 1e9 if flops else None})
+
+
+class _Progress:
+    """A tqdm bar of trials with the best GFLOP/s (a silent one when not shown)."""
+
+    def __init__(self, total: int, done: int, flops: float, show: bool | None):
+        self.flops, self.best = flops, None
+        if show is None:
+            show = sys.stderr.isatty()
+        self.bar = None
+        if show:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit="trial", desc="tuning")
+        self.start = time.perf_counter()
+
+    def update(self, secs: float | None) -> None:
+        if secs is not None and (self.best is None or secs < self.best):
+            self.best = secs
+        if self.bar is not None:
+            if self.best is not None and self.flops:
+                self.bar.set_postfix_str(f"best {self.flops / self.best / 1e9:.1f} GFLOP/s")
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -14,7 +14,8 @@ step, without touching what it computes:
 3. what a schedule refuses: each primitive checks its rule and raises a
    ``ScheduleError`` naming the block or loop.
 
-Every schedule is checked against NumPy (schedules never change results).
+The register tile is sized for this CPU by the rule lesson 7's default schedule
+uses. Every schedule is checked against NumPy (schedules never change results).
 Vector widths come from this machine (``codegen.Target("llvm")``), so the
 lesson runs the same on AVX2 or AVX-512.
 
@@ -30,6 +31,8 @@ import numpy as np
 import codegen
 import tir
 from tir import te
+from tirlite import meta_schedule as ms
+from tirlite.meta_schedule.rules import contraction
 
 HOST = codegen.Target("llvm")
 LANES = HOST.vector_width_bits // 32  # float32 lanes in one register
@@ -137,11 +140,23 @@ def schedule_steps(func: tir.PrimFunc, x_tile: int, c_tile: int):
         print("    " + line)
 
 
+def register_tile(width: int, channels: int) -> tuple[int, int]:
+    """x_tile pixels x c_tile channels of accumulators that fit this CPU's vector registers.
+
+    Not a number written for one CPU: the rule ``apply_default_schedule`` uses
+    (lesson 7) picks it from the target -- 16 registers on AVX2, 32 on AVX-512 --
+    among the tiles that divide the loops, so no guard lands in the tile.
+    """
+    info = ms.TargetInfo.from_target("llvm")
+    tiles = contraction.register_tiles(width, channels, LANES, info.vector_registers)
+    mr, nv = tiles[contraction.default_register_tile(tiles)]
+    return mr, nv * LANES
+
+
 def conv_demo(full: bool) -> None:
     print("=== 1. the conv layer: one algorithm, five schedules ===")
     N, CI, CO, W, H = (5, 128, 128, 100, 80) if full else (1, 32, 32, 20, 6)
-    x_tile = 10 if full else 5  # x_tile output pixels x c_tile channels of accumulators
-    c_tile = 2 * LANES if CO % (2 * LANES) == 0 else LANES
+    x_tile, c_tile = register_tile(W, CO)
     func = conv_layer(N, CI, CO, W, H)
     inp = RNG.standard_normal((N, H + 2, W + 2, CI)).astype(np.float32)
     flt = RNG.standard_normal((CI, 3, 3, CO)).astype(np.float32)
@@ -149,7 +164,7 @@ def conv_demo(full: bool) -> None:
     want = conv_reference(inp, flt, bias)
     flops = 2.0 * N * H * W * CO * CI * 9
     print(f"  N={N} CI={CI} CO={CO} {W}x{H}: {flops / 1e9:.2f} GFLOP; tiles of {x_tile} pixels "
-          f"x {c_tile} channels ({LANES} float32 lanes per register)")
+          f"x {c_tile} channels ({LANES} float32 lanes per register, tile sized for this CPU)")
     for label, scheduled in schedule_steps(func, x_tile, c_tile):
         module = codegen.build(scheduled)
         out = np.empty_like(want)

@@ -1,4 +1,4 @@
-"""Builders and runners: every failure costs its candidate only, and the check comes before the time."""
+"""Builders and runners: a failure costs its candidate only; the check comes before the time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON database: round trip, merge, target lookup, and what a killed run or a bad line leaves."""
+"""The JSON database: round trip, merge, target lookup, what a killed run or a bad line leaves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""tune_tir end to end: records that replay and compute what the function computes, resume, bugs reported.
+"""tune_tir end to end: records replay and compute the function's result; resume; bugs reported.
 
 Small workloads and few trials: each trial is a build (~0.1 s) and a timed run.
 """

@@ -101,3 +101,30 @@ def test_runner_crash_costs_that_candidate_only(runner, monkeypatch):
     os.kill(pid, 9)  # what a segfaulting candidate does to the measuring process
     assert runner.run([ms.RunnerInput(good)], ref)[0].status == "crash"
     assert runner.run([ms.RunnerInput(good)], ref)[0].status == "ok"
+
+
+def _gather():
+    """``B[i] = A[idx[i]]``: no analysis proves ``idx[i]`` in bounds, so a check stays."""
+    a, idx, b = (tir.decl_buffer((16,), dt, n) for dt, n in
+                 (("float32", "A"), ("int32", "idx"), ("float32", "B")))
+    ib = ir_builder.create()
+    pa, pi, pb = ib.buffer_ptr(a), ib.buffer_ptr(idx), ib.buffer_ptr(b)
+    with ib.for_range(0, 16) as i:
+        pb[i] = pa[pi[i]]
+    return tir.PrimFunc([a, idx, b], ib.get())
+
+
+def test_tuning_build_drops_only_the_run_time_checks():
+    func = _gather()
+    checked = codegen.build(func)
+    assert "index out of bounds" in checked.get_source("ll")
+    tuning = ms.builder.tuning_build(func, "llvm")
+    assert "index out of bounds" not in tuning.get_source("ll")
+    a = np.arange(16, dtype=np.float32)
+    idx = np.arange(16, dtype=np.int32)[::-1].copy()
+    out1, out2 = np.zeros(16, np.float32), np.zeros(16, np.float32)
+    checked(a, idx, out1)
+    tuning(a, idx, out2)
+    np.testing.assert_array_equal(out1, out2)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        checked(a, idx + 100, out1)  # the user's build still refuses

@@ -5,6 +5,7 @@
 
 from . import builder, cost_model, database, runner, tir_integration, tune
 from .builder import BuilderInput, BuilderResult, LocalBuilder
+from .ray_backend import RayBuilder, RayRunner
 from .database import JSONDatabase, MemoryDatabase, TuningRecord, Workload
 from .default_schedule import apply_default_schedule, default_schedule
 from .runner import LocalRunner, Reference, RunnerInput, RunnerResult
@@ -13,7 +14,7 @@ from .target_info import TargetInfo
 from .tune import WrongCandidateWarning, tune_tir
 
 __all__ = ["BuilderInput", "BuilderResult", "JSONDatabase", "LocalBuilder", "LocalRunner",
-           "MemoryDatabase", "Reference", "RunnerInput", "RunnerResult", "ScheduleRemark",
-           "TargetInfo", "TuningRecord", "Workload", "WrongCandidateWarning",
-           "apply_default_schedule", "builder", "cost_model", "database", "default_schedule",
-           "runner", "tir_integration", "tune", "tune_tir"]
+           "MemoryDatabase", "RayBuilder", "RayRunner", "Reference", "RunnerInput",
+           "RunnerResult", "ScheduleRemark", "TargetInfo", "TuningRecord", "Workload",
+           "WrongCandidateWarning", "apply_default_schedule", "builder", "cost_model",
+           "database", "default_schedule", "runner", "tir_integration", "tune", "tune_tir"]

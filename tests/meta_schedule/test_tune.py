@@ -21,11 +21,20 @@ from tirlite.meta_schedule.testing import te_workload as W
 
 
 @pytest.fixture(scope="module")
-def tuned(tmp_path_factory):
+def pools():
+    """One builder and one runner for the module: each start costs a Python start-up."""
+    builder, runner = ms.LocalBuilder(max_workers=1), ms.LocalRunner(min_repeat_ms=2)
+    yield {"builder": builder, "runner": runner}
+    builder.shutdown()
+    runner.shutdown()
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory, pools):
     work_dir = tmp_path_factory.mktemp("tune")
     func = W.matmul(64, 48, 32)
     db = ms.tune_tir(func, "llvm", work_dir=str(work_dir), max_trials_global=6,
-                     num_trials_per_iter=3, seed=1, progress=False)
+                     num_trials_per_iter=3, seed=1, progress=False, **pools)
     return func, db, work_dir
 
 
@@ -54,11 +63,11 @@ def test_compile_tir_gives_the_fastest_record(tuned):
     tir.assert_structural_equal(sch.mod["main"], expected.mod["main"])
 
 
-def test_a_run_resumes_from_its_database(tuned):
+def test_a_run_resumes_from_its_database(tuned, pools):
     func, _, work_dir = tuned
     before = len(ms.JSONDatabase(str(work_dir)).get_all_tuning_records())
     db = ms.tune_tir(func, "llvm", work_dir=str(work_dir), max_trials_global=before + 2,
-                     num_trials_per_iter=2, seed=1, progress=False)
+                     num_trials_per_iter=2, seed=1, progress=False, **pools)
     records = db.get_all_tuning_records()
     assert before < len(records) <= before + 2
     decisions = [tuple(r.meta["decisions"]) for r in records]
@@ -84,20 +93,20 @@ def _elementwise_sum_16():
 class _WrongBuilder:
     """Builds every candidate from ``_elementwise_sum_16``: what a miscompiling schedule gives."""
 
-    def __init__(self):
-        self.inner = ms.LocalBuilder(max_workers=1)
+    def __init__(self, inner):
+        self.inner = inner
 
     def build(self, inputs):
         return self.inner.build([ms.BuilderInput(_elementwise_sum_16(), i.target)
                                  for i in inputs])
 
 
-def test_a_wrong_candidate_is_reported_never_stored(tmp_path):
+def test_a_wrong_candidate_is_reported_never_stored(tmp_path, pools):
     func = W.matmul(16, 16, 16)
     with pytest.warns(ms.WrongCandidateWarning, match="computed something else"):
         db = ms.tune_tir(func, "llvm", work_dir=str(tmp_path), max_trials_global=2,
-                         num_trials_per_iter=2, seed=0, builder=_WrongBuilder(),
-                         progress=False)
+                         num_trials_per_iter=2, seed=0, builder=_WrongBuilder(pools["builder"]),
+                         runner=pools["runner"], progress=False)
     assert len(db.get_all_tuning_records()) == 0
     lines = (tmp_path / "wrong_candidates.json").read_text().splitlines()
     assert lines and "trace" in json.loads(lines[0])

@@ -87,7 +87,7 @@ class EvolutionarySearch:
 
     def next_batch(self, size: int) -> list[Candidate]:
         """Up to ``size`` new candidates (fewer when the space is used up)."""
-        pool = self._propose()
+        pool = self._propose(min(self.population, max(4 * size, 16)))
         if not pool:
             self.exhausted = True
             return []
@@ -96,7 +96,7 @@ class EvolutionarySearch:
             self.seen.add(c.decisions)
         return chosen
 
-    def _propose(self) -> list[Candidate]:
+    def _propose(self, population: int) -> list[Candidate]:
         pool: dict[tuple[int, ...], Candidate] = {}
 
         def add(c: Candidate | None) -> None:
@@ -108,7 +108,7 @@ class EvolutionarySearch:
             add(self.space.generate("default"))
         parents = sorted(self.measured.values(), key=lambda cs: cs[1])[:self.top_parents]
         attempts = 0
-        while len(pool) < self.population and attempts < 4 * self.population:
+        while len(pool) < population and attempts < 4 * population:
             attempts += 1
             if parents and self.rng.random() < 0.6:
                 add(self._mutate(self.rng.choice(parents)[0]))

@@ -137,7 +137,9 @@ def _vectorize_tile(sch: Schedule, block: Any) -> None:
 
 def _parallelize(sch: Schedule, outer: list, vec_o: Any, sampler: Sampler, kind: BlockKind,
                  info: TargetInfo) -> None:
-    """The leading spatial loops over all cores, when the work pays for a launch."""
+    """The leading spatial loops over all cores, when the work pays for a launch (> 1 thread)."""
+    if info.cores <= 1:
+        return
     work = 1
     for e in kind.extents:
         work *= e

@@ -42,8 +42,12 @@ def schedule_elementwise(sch: Schedule, kind: BlockKind, info: TargetInfo, sampl
 
 def parallel_outer(sch: Schedule, outer: list, kind: BlockKind, info: TargetInfo,
                    sampler: Sampler) -> None:
-    """Fuse ``outer`` and run it in parallel, if the sampler (by default: the size) says so."""
-    if not outer:
+    """Fuse ``outer`` and run it in parallel, if the sampler (by default: the size) says so.
+
+    With one thread (``TIRLITE_NUM_THREADS=1``, or a target that is not this
+    machine) there is no choice to make: a parallel loop would only add a launch.
+    """
+    if not outer or info.cores <= 1:
         return
     size = 1
     for e in kind.extents:

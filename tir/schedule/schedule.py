@@ -41,6 +41,7 @@ from .primitives import inline as _inline
 from .primitives import layout as _layout
 from .primitives import loops as _loops
 from .primitives import reduction as _reduction
+from .primitives import rfactor as _rfactor
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
 
@@ -367,6 +368,18 @@ class Schedule:
         name = self._apply(_reduction.decompose_reduction, self._block(block), self._loop(loop))
         rv = BlockRV(name, self._new_rv("b"))
         self._record("decompose_reduction", (block, loop), {}, rv)
+        return rv
+
+    def rfactor(self, loop: LoopRV, factor_axis: int = 0) -> BlockRV:
+        """Factor the reduction under ``loop`` into partials over it; returns the rf block.
+
+        The partials go to a new buffer with ``loop``'s extent at dimension
+        ``factor_axis``; the original block (same name) then combines them.
+        See ``primitives/rfactor.py``.
+        """
+        name = self._apply(_rfactor.rfactor, self._loop(loop), factor_axis)
+        rv = BlockRV(name, self._new_rv("b"))
+        self._record("rfactor", (loop,), {"factor_axis": factor_axis}, rv)
         return rv
 
     # ------------------------------------------------------------ sampling

@@ -56,13 +56,11 @@ def _vectorize_inner(sch: Schedule, loop: Any, extent: int, lanes: int, sampler:
 
 def _vectorize_reduction(sch: Schedule, block: Any, loop: Any, extent: int, lanes: int) -> None:
     """``rfactor`` over a lanes-wide split: partial results in one vector, summed at the end."""
-    if extent % lanes or extent == lanes or not hasattr(sch, "rfactor"):
+    if extent % lanes or extent == lanes:
         return
-    outer, inner = sch.split(loop, [None, lanes])
+    _, inner = sch.split(loop, [None, lanes])
     rf = sch.rfactor(inner, 0)
-    rf_loops = sch.get_loops(rf)
-    sch.reorder(rf_loops[-1], rf_loops[-2])  # the reduction outside, the lanes inside
-    sch.vectorize(sch.get_loops(rf)[-1])
+    sch.vectorize(sch.get_loops(rf)[-1])  # under the reduction loop: one vector of partials
 
 
 def schedule_reduction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampler: Sampler,

@@ -34,6 +34,7 @@ from .primitives import inline as _inline
 from .primitives import layout as _layout
 from .primitives import loops as _loops
 from .primitives import reduction as _reduction
+from .primitives import rfactor as _rfactor
 
 
 class BlockRV:
@@ -401,6 +402,23 @@ class Schedule:
         name = self._apply(_reduction.decompose_reduction, self._block(block), self._loop(loop))
         rv = BlockRV(name, self._new_rv("b"))
         self._record("decompose_reduction", (block, loop), {}, rv)
+        return rv
+
+    def rfactor(self, loop: LoopRV, factor_axis: int = 0) -> BlockRV:
+        """Factor the reduction under ``loop`` over ``loop``; returns the rfactor block.
+
+        The block under ``loop`` (a loop of its reduction, e.g. the inner loop of
+        a split) becomes an rfactor block ``<block>_rf`` writing one partial result
+        per iteration of ``loop`` into a new buffer ``<buf>_rf`` (``loop``'s extent
+        inserted at dimension ``factor_axis``; negative counts from the end), in a
+        copy of the loop nest placed before it, and a write-back block that keeps
+        the block's name and reduces the partials into the buffer. In the rfactor
+        block ``loop``'s iter var is spatial, so its loop (from ``get_loops`` of
+        the returned block) can be made parallel or vectorized.
+        """
+        name = self._apply(_rfactor.rfactor, self._loop(loop), factor_axis)
+        rv = BlockRV(name, self._new_rv("b"))
+        self._record("rfactor", (loop,), {"factor_axis": factor_axis}, rv)
         return rv
 
 

@@ -371,11 +371,16 @@ class Schedule:
         return rv
 
     def rfactor(self, loop: LoopRV, factor_axis: int = 0) -> BlockRV:
-        """Factor the reduction under ``loop`` into partials over it; returns the rf block.
+        """Factor the reduction under ``loop`` over ``loop``; returns the rfactor block.
 
-        The partials go to a new buffer with ``loop``'s extent at dimension
-        ``factor_axis``; the original block (same name) then combines them.
-        See ``primitives/rfactor.py``.
+        The block under ``loop`` (a loop of its reduction, e.g. the inner loop of
+        a split) becomes an rfactor block ``<block>_rf`` writing one partial result
+        per iteration of ``loop`` into a new buffer ``<buf>_rf`` (``loop``'s extent
+        inserted at dimension ``factor_axis``; negative counts from the end), in a
+        copy of the loop nest placed before it, and a write-back block that keeps
+        the block's name and reduces the partials into the buffer. In the rfactor
+        block ``loop``'s iter var is spatial, so its loop (from ``get_loops`` of
+        the returned block) can be made parallel or vectorized.
         """
         name = self._apply(_rfactor.rfactor, self._loop(loop), factor_axis)
         rv = BlockRV(name, self._new_rv("b"))

@@ -111,3 +111,22 @@ def test_random_schedules_apply_real_changes():
                 pass
         changed += not tir.structural_equal(func, sch.mod["main"])
     assert changed >= 18
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_schedule_after_rfactor_keeps_results(seed):
+    """rfactor over a split of the reduction, then random primitives on all the blocks."""
+    rng = random.Random(100 + seed)
+    func = pipeline(rng.choice([5, 7]), rng.choice([6, 11]), rng.choice([7, 9]))
+    sch = tir.Schedule(func)
+    c = sch.get_block("C")
+    r = sch.get_loops(c)[-1]
+    outer, inner = sch.split(r, [None, rng.choice([2, 4])])
+    sch.rfactor(rng.choice([outer, inner]), rng.choice([0, 1, 2, -1]))
+    for _ in range(8):
+        try:
+            _step(sch, rng)
+        except tir.ScheduleError:
+            continue
+    tir.verify_well_formed(sch.mod["main"])
+    assert_same(func, sch, seed=seed)

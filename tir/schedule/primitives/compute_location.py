@@ -26,9 +26,11 @@ from ...arith.int_set import IntervalSet
 from ...block import Block, BlockRealize
 from ...expr import PrimExpr, Var
 from ...function import PrimFunc
+from ...functor import ExprMutator
 from ...node import replace
 from ...range import Range
 from ...stmt import For, ForKind, SeqStmt, Stmt
+from ...structural import structural_equal
 from .. import analysis, region, tree
 from ..error import ScheduleError, fail
 
@@ -71,7 +73,8 @@ def _move(func: PrimFunc, name: str, loop_var: Var, preserve: bool, reverse: boo
     for f in tree.loops_above(func, loop) + [loop]:
         ana.bind(f.loop_var, Range.from_min_extent(f.min, f.extent))
     doms = _iter_domains(func, realize, loop, under, reverse, ana, err)
-    nest = _new_nest(realize, doms, preserve, ana)
+    old_loops = tree.loops_above(func, realize)
+    nest = _new_nest(realize, doms, preserve, ana, old_loops)
     subtrees = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
     at = _insert_position(subtrees, realize, reverse)
     new_loop = replace(loop, body=SeqStmt.flatten(*subtrees[:at], nest, *subtrees[at:]))
@@ -168,7 +171,8 @@ def _clip(dom: IntervalSet | None, bound: IntervalSet, ana: Analyzer
     return dom, bound
 
 
-def _new_nest(realize: BlockRealize, doms: list, preserve: bool, ana: Analyzer) -> Stmt:
+def _new_nest(realize: BlockRealize, doms: list, preserve: bool, ana: Analyzer,
+              old_loops: list[For]) -> Stmt:
     """Fresh loops ``ax0, ax1, ...`` over the iter domains, around the moved block."""
     loops: list[tuple[Var, PrimExpr]] = []
     values: list[PrimExpr] = []
@@ -187,11 +191,46 @@ def _new_nest(realize: BlockRealize, doms: list, preserve: bool, ana: Analyzer) 
             for cond in (value >= bound.min_value, value < bound.max_value + 1):
                 if not ana.can_prove(cond):
                     conds.append(cond)
+    carried = carried_predicate(realize, values, old_loops)
+    if carried is not None and not ana.can_prove(carried):
+        conds.append(carried)
     predicate = ana.simplify(op.all(*conds)) if conds else op.const(True, "bool")
     stmt: Stmt = BlockRealize(values, predicate, realize.block)
     for v, extent in reversed(loops):
         stmt = For(v, op.const(0, v.dtype), extent, ForKind.SERIAL, stmt)
     return stmt
+
+
+class _Rebind(ExprMutator):
+    """Each subexpression equal to an old binding becomes that iter var's new value."""
+
+    def __init__(self, pairs: list[tuple[PrimExpr, PrimExpr]]):
+        self.pairs = pairs
+
+    def visit_expr(self, e: PrimExpr) -> PrimExpr:
+        for old, new in self.pairs:
+            if structural_equal(e, old):
+                return new
+        return super().visit_expr(e)
+
+
+def carried_predicate(realize: BlockRealize, values: list[PrimExpr], old_loops: list[For]
+                      ) -> PrimExpr | None:
+    """The moved block's predicate in its new bindings, or None (none, or not expressible).
+
+    The new loops cover the iter domains, which a split's guard on the old loops
+    (``k_0 * 4 + k_1 < 10`` for ``v_k = k_0 * 4 + k_1``) already implies, but not
+    a guard over iter vars of their own (an rfactor block's ``v_k_0 * 4 + v_k_1 <
+    10``): rewritten through the bindings, the guard keeps holding. A guard
+    still using the old loops after the rewrite is left out, as before.
+    """
+    if op.is_const_int(realize.predicate, 1):
+        return None
+    loop_ids = {id(f.loop_var) for f in old_loops}
+    pairs = [(old, new) for old, new in zip(realize.iter_values, values)
+             if analysis.uses_any(old, loop_ids)]
+    rewritten = _Rebind(pairs)(realize.predicate)
+    return None if analysis.uses_any(rewritten, loop_ids) else rewritten
 
 
 # ---------------------------------------------------------------- checks

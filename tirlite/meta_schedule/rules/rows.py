@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tir.schedule import Schedule
+from tir.expr import Var
+from tir.functor import post_order_visit
+from tir.schedule import Schedule, tree
 
 from ..block_kinds import BlockKind
 from ..sampler import Sampler
@@ -28,6 +30,15 @@ def schedule_row_group(sch: Schedule, output: BlockKind, members: list[BlockKind
                        info: TargetInfo, sampler: Sampler, elem_bytes: int) -> str | None:
     """Schedule ``output`` and move ``members`` (its producers, program order) into its row loop."""
     lanes = info.lanes(elem_bytes)
+    # rfactor first, while each reduction has its loop nest to itself
+    names: list[tuple[str, str]] = []  # (block, "rf" | "reduction" | "elementwise")
+    for kind in members:
+        if kind.kind == "reduction" and kind.extents[-1] % lanes == 0 \
+                and kind.extents[-1] > lanes:
+            block = sch.get_block(kind.name)
+            _, inner = sch.split(sch.get_loops(block)[-1], [None, lanes])
+            names.append((sch.rfactor(inner, 0).name, "rf"))
+        names.append((kind.name, kind.kind))
     out_block = sch.get_block(output.name)
     loops = sch.get_loops(out_block)
     if len(loops) < 2:
@@ -35,16 +46,38 @@ def schedule_row_group(sch: Schedule, output: BlockKind, members: list[BlockKind
     row = loops[0]
     _vectorize_inner(sch, loops[-1], output.extents[-1], lanes, sampler)
     parallel_outer(sch, [row], output, info, sampler)
-    for kind in reversed(members):
-        sch.compute_at(sch.get_block(kind.name), row)
-    for kind in members:
-        block = sch.get_block(kind.name)
-        inner = sch.get_loops(block)[-1]
-        if kind.kind == "reduction":
-            _vectorize_reduction(sch, block, inner, kind.extents[-1], lanes)
-        else:
-            _vectorize_inner(sch, inner, kind.extents[-1], lanes, sampler)
+    for name, _ in reversed(names):
+        sch.compute_at(sch.get_block(name), row)
+    for name, role in names:
+        block = sch.get_block(name)
+        if role == "rf":
+            _vectorize_partials(sch, block)
+        elif role == "elementwise":
+            inner = sch.get_loops(block)[-1]
+            _vectorize_inner(sch, inner, tree.loops_above(
+                sch.func, tree.find_block(sch.func, name))[-1].extent.value, lanes, sampler)
     return None
+
+
+def _vectorize_partials(sch: Schedule, block: Any) -> None:
+    """The rf block's lanes loop (bound to its new spatial iter var) innermost, vectorized."""
+    realize = tree.find_block(sch.func, block.name)
+    loops = sch.get_loops(block)[1:]  # under the row loop
+    spatial = {id(v) for iv, val in zip(realize.block.iter_vars, realize.iter_values)
+               if not iv.is_reduce for v in _vars(val)}
+    lane_loops = [lp for lp in loops if id(lp.var) in spatial]
+    if len(lane_loops) != 1:
+        return
+    others = [lp for lp in loops if lp is not lane_loops[0]]
+    if others:
+        sch.reorder(*others, lane_loops[0])
+    sch.vectorize(lane_loops[0])
+
+
+def _vars(e: Any) -> list:
+    out: list = []
+    post_order_visit(e, lambda n: out.append(n) if isinstance(n, Var) else None)
+    return out
 
 
 def _vectorize_inner(sch: Schedule, loop: Any, extent: int, lanes: int, sampler: Sampler) -> None:
@@ -52,15 +85,6 @@ def _vectorize_inner(sch: Schedule, loop: Any, extent: int, lanes: int, sampler:
     if widths:
         loop = sch.split(loop, [None, sampler.choose(sch, widths, len(widths) - 1)])[1]
     sch.vectorize(loop)
-
-
-def _vectorize_reduction(sch: Schedule, block: Any, loop: Any, extent: int, lanes: int) -> None:
-    """``rfactor`` over a lanes-wide split: partial results in one vector, summed at the end."""
-    if extent % lanes or extent == lanes:
-        return
-    _, inner = sch.split(loop, [None, lanes])
-    rf = sch.rfactor(inner, 0)
-    sch.vectorize(sch.get_loops(rf)[-1])  # under the reduction loop: one vector of partials
 
 
 def schedule_reduction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampler: Sampler,

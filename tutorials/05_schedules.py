@@ -149,7 +149,7 @@ def register_tile(width: int, channels: int) -> tuple[int, int]:
     """
     info = ms.TargetInfo.from_target("llvm")
     tiles = contraction.register_tiles(width, channels, LANES, info.vector_registers)
-    mr, nv = tiles[contraction.default_register_tile(tiles)]
+    mr, nv = tiles[contraction.default_register_tile(tiles, LANES)]
     return mr, nv * LANES
 
 

@@ -244,17 +244,23 @@ def post_order_visit(node: Any, fvisit: Callable[[Any], None]) -> None:
 
     Each node object is visited once, even when it is shared.
     """
-    seen: set[int] = set()
+    _PostOrder(fvisit)(node)
 
-    class _PostOrder(StmtExprVisitor):
-        def generic_visit(self, n):
-            if id(n) in seen:
-                return
-            seen.add(id(n))
-            super().generic_visit(n)
-            fvisit(n)
 
-    _PostOrder()(node)
+class _PostOrder(StmtExprVisitor):
+    """``post_order_visit``'s walker: one class, so its dispatch table is built once
+    (a class made per call would miss the table, and grow it, on every call)."""
+
+    def __init__(self, fvisit: Callable[[Any], None]):
+        self.fvisit = fvisit
+        self.seen: set[int] = set()
+
+    def generic_visit(self, n: Any) -> None:
+        if id(n) in self.seen:
+            return
+        self.seen.add(id(n))
+        super().generic_visit(n)
+        self.fvisit(n)
 
 
 def _normalize_types(only_enable: Any) -> tuple | None:
@@ -287,25 +293,30 @@ def ir_transform(
     ``postorder(node)`` may return a replacement. ``only_enable`` limits the
     callbacks to some node types (classes or names such as ``"tir.For"``).
     """
-    types = _normalize_types(only_enable)
+    return _Transform(preorder, postorder, _normalize_types(only_enable))(stmt)
 
-    def enabled(n: Any) -> bool:
-        return types is None or isinstance(n, types)
 
-    class _Transform(StmtExprMutator):
-        def generic_visit(self, n):
-            if preorder is not None and enabled(n):
-                out = preorder(n)
-                if out is not None:
-                    return out
-            n = super().generic_visit(n)
-            if postorder is not None and enabled(n):
-                out = postorder(n)
-                if out is not None:
-                    return out
-            return n
+class _Transform(StmtExprMutator):
+    """``ir_transform``'s mutator (one class: see ``_PostOrder``)."""
 
-    return _Transform()(stmt)
+    def __init__(self, preorder: Callable | None, postorder: Callable | None,
+                 types: tuple | None):
+        self.preorder, self.postorder, self.types = preorder, postorder, types
+
+    def _enabled(self, n: Any) -> bool:
+        return self.types is None or isinstance(n, self.types)
+
+    def generic_visit(self, n: Any) -> Any:
+        if self.preorder is not None and self._enabled(n):
+            out = self.preorder(n)
+            if out is not None:
+                return out
+        n = super().generic_visit(n)
+        if self.postorder is not None and self._enabled(n):
+            out = self.postorder(n)
+            if out is not None:
+                return out
+        return n
 
 
 class _Substitute(StmtExprMutator):

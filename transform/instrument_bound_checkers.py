@@ -75,10 +75,15 @@ CONFIG_KEY = "tir.instrument_bound_checkers"
 
 
 class _Check:
-    """The unproven conditions of one access, with the text that names it."""
+    """The unproven conditions of one access, and the access (named only if unproven)."""
 
-    def __init__(self, conds: list, text: str, depth: int):
-        self.conds, self.text, self.depth = conds, text, depth
+    def __init__(self, conds: list, buffer: Any, indices: tuple, depth: int):
+        self.conds, self.buffer, self.indices, self.depth = conds, buffer, indices, depth
+
+    @property
+    def text(self) -> str:
+        # printed on demand: most accesses are proven, and printing costs more than proving
+        return describe_access(self.buffer, self.indices)
 
 
 class BoundCheckInstrumenter(StmtExprMutator):
@@ -199,7 +204,7 @@ class BoundCheckInstrumenter(StmtExprMutator):
             conds = MaskedBounds(self.analyzer).conditions(
                 buffer.shape, indices, predicate,
                 lambda idx, shape=buffer.shape: self._unmasked(shape, idx))
-        return _Check(conds, describe_access(buffer, indices), depth)
+        return _Check(conds, buffer, indices, depth)
 
     def _unmasked(self, shape: tuple, indices: tuple) -> list:
         """The unproven conditions that every lane of ``indices`` is inside ``shape``."""
@@ -297,17 +302,22 @@ def _show_index(index: PrimExpr) -> str:
 
 def _is_plain(value: PrimExpr) -> bool:
     """Whether ``value`` is arithmetic on variables and constants only (no loads, no calls)."""
-    found = []
+    finder = _Impure()
+    finder.visit_expr(value)
+    return not finder.found
 
-    class _Impure(ExprVisitor):
-        def visit_buffer_load(self, load):
-            found.append(load)
 
-        def visit_call(self, call):
-            found.append(call)
+class _Impure(ExprVisitor):
+    """Finds the loads and calls of an expression."""
 
-    _Impure().visit_expr(value)
-    return not found
+    def __init__(self):
+        self.found: list = []
+
+    def visit_buffer_load(self, load: BufferLoad) -> None:
+        self.found.append(load)
+
+    def visit_call(self, call: Call) -> None:
+        self.found.append(call)
 
 
 def _unique(conds: list) -> list:

@@ -47,25 +47,56 @@ KERNELS = {
 }
 
 
-def _builders() -> dict[str, Callable]:
-    builders = {"default": codegen.build}
+def _builders() -> dict[str, tuple[Callable, dict]]:
+    """Build function and PassContext config of each way to build."""
+    builders = {"default": (codegen.build, {}),
+                "nochecks": (codegen.build, {"tir.instrument_bound_checkers": False})}
     if hasattr(codegen, "build_for_tuning"):
-        builders["tuning"] = codegen.build_for_tuning
+        builders["tuning"] = (codegen.build_for_tuning, {})
     return builders
 
 
-def time_build(func, build: Callable, rounds: int) -> list[dict[str, float]]:
-    """Per-pass and total ms of ``rounds`` builds of ``func`` (cache cleared before each)."""
-    build(func, "llvm")  # warm-up: LLVM initialised, lazy imports done
+class CpuTiming(transform.PassInstrument):
+    """Wall and thread-CPU ms of every pass and build phase (CPU time: less noise on a
+    shared machine, where the wall clock also counts waiting for a core)."""
+
+    def __init__(self, clock: Callable[[], float]):
+        self.clock = clock
+        self.ms: dict[str, float] = {}
+        self._starts: list[float] = []
+
+    def run_before_pass(self, mod, info) -> None:
+        self._starts.append(self.clock())
+
+    def run_after_pass(self, mod, info) -> None:
+        self._record(info.name)
+
+    def run_before_phase(self, name: str) -> None:
+        self._starts.append(self.clock())
+
+    def run_after_phase(self, name: str) -> None:
+        self._record(name)
+
+    def _record(self, name: str) -> None:
+        ms = (self.clock() - self._starts.pop()) * 1e3
+        self.ms[name] = self.ms.get(name, 0.0) + ms
+
+
+def time_build(func, build: Callable, config: dict, rounds: int,
+               clock: Callable[[], float]) -> list[dict]:
+    """Per-pass and total ms by ``clock`` of ``rounds`` builds of ``func`` under ``config``
+    (cache cleared before each)."""
+    with transform.PassContext(config=config):
+        build(func, "llvm")  # warm-up: LLVM initialised, lazy imports done
     out = []
     for _ in range(rounds):
         codegen.clear_cache()
-        timing = transform.PassTimingInstrument()
-        start = time.perf_counter()
-        with transform.PassContext(instruments=[timing]):
+        timing = CpuTiming(clock)
+        start = clock()
+        with transform.PassContext(config=config, instruments=[timing]):
             build(func, "llvm")
-        total = time.perf_counter() - start
-        row = {name: sec * 1e3 for name, sec in timing.timings.items()
+        total = clock() - start
+        row = {name: ms for name, ms in timing.ms.items()
                if name != "codegen.build"}  # the Sequential holding the passes
         row["total"] = total * 1e3
         out.append(row)
@@ -92,12 +123,13 @@ def render(results: dict[tuple[str, str], dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def profile(func, build: Callable) -> None:
+def profile(func, build: Callable, config: dict) -> None:
     codegen.clear_cache()
     prof = cProfile.Profile()
-    prof.enable()
-    build(func, "llvm")
-    prof.disable()
+    with transform.PassContext(config=config):
+        prof.enable()
+        build(func, "llvm")
+        prof.disable()
     pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
@@ -108,6 +140,8 @@ def main() -> None:
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--builds", default="", help="default,tuning (all available if empty)")
     parser.add_argument("--profile", default="", help="cProfile one build of this kernel")
+    parser.add_argument("--cpu", action="store_true",
+                        help="thread CPU time instead of wall time (less noise when shared)")
     args = parser.parse_args()
     lanes = codegen.Target("llvm").vector_width_bits // 32
     builders = _builders()
@@ -117,13 +151,15 @@ def main() -> None:
     for kernel in args.kernels.split(","):
         make, shape = KERNELS[kernel]
         func = make(shape, lanes, False)
-        for name, build in builders.items():
-            results[kernel, name] = medians(time_build(func, build, args.rounds))
+        for name, (build, config) in builders.items():
+            clock = time.thread_time if args.cpu else time.perf_counter
+            rows = time_build(func, build, config, args.rounds, clock)
+            results[kernel, name] = medians(rows)
             if args.profile == kernel:  # after time_build's warm-up: no imports in it
                 print(f"=== cProfile: {kernel}, {name} build ===")
-                profile(func, build)
+                profile(func, build, config)
     print(f"host CPU {codegen.Target('llvm').resolved().mcpu}, lanes {lanes}, "
-          f"median of {args.rounds} builds")
+          f"median of {args.rounds} builds, {'thread CPU' if args.cpu else 'wall'} time")
     print(render(results))
 
 

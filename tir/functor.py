@@ -57,14 +57,18 @@ def method_name(cls: type) -> str:
 class _Functor:
     """Dispatch by node class through a per-class table of methods."""
 
-    _tables: dict = {}
+    #: node class -> method; every visitor class gets a table of its own (__init_subclass__)
+    _dispatch_table: dict = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._dispatch_table = {}
 
     def _method_for(self, node_cls: type) -> Callable:
-        key = (type(self), node_cls)
-        fn = _Functor._tables.get(key)
+        table = self._dispatch_table
+        fn = table.get(node_cls)
         if fn is None:
-            fn = self._resolve(node_cls)
-            _Functor._tables[key] = fn
+            fn = table[node_cls] = self._resolve(node_cls)
         return fn
 
     def _resolve(self, node_cls: type) -> Callable:
@@ -94,11 +98,18 @@ class _Functor:
 
     def visit_expr(self, expr: PrimExpr) -> Any:
         """Visit one expression through the dispatch table."""
-        return self._method_for(type(expr))(self, expr)
+        # the table inlined: this runs once per node of every walk
+        fn = self._dispatch_table.get(type(expr))
+        if fn is None:
+            fn = self._method_for(type(expr))
+        return fn(self, expr)
 
     def visit_stmt(self, stmt: Stmt) -> Any:
         """Visit one statement through the dispatch table."""
-        return self._method_for(type(stmt))(self, stmt)
+        fn = self._dispatch_table.get(type(stmt))
+        if fn is None:
+            fn = self._method_for(type(stmt))
+        return fn(self, stmt)
 
     def visit_buffer(self, buffer: Buffer) -> Any:
         """Buffers are leaves by default (their shapes are not walked)."""

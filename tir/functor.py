@@ -258,6 +258,35 @@ def post_order_visit(node: Any, fvisit: Callable[[Any], None]) -> None:
     _PostOrder(fvisit)(node)
 
 
+def contains(node: Any, predicate: Callable[[Any], bool]) -> bool:
+    """Whether ``predicate`` holds for an expression or statement below ``node`` (or itself).
+
+    The nodes are those ``post_order_visit`` calls ``fvisit`` on; the walk stops
+    at the first match and dispatches nothing, so it suits the hot "does this
+    index hold a load / a huge constant" questions of the analyses.
+    """
+    stack = [node.body if hasattr(node, "body") and hasattr(node, "params") else node]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if predicate(n):
+            return True
+        for name, kind, binds in child_fields(type(n)):
+            if binds or kind == BUFFER or kind == BUFFERS:
+                continue
+            value = getattr(n, name)
+            if value is None:
+                continue
+            if kind == EXPR or kind == STMT:
+                stack.append(value)
+            else:  # EXPRS, STMTS, NODES
+                stack.extend(value)
+    return False
+
+
 class _PostOrder(StmtExprVisitor):
     """``post_order_visit``'s walker: one class, so its dispatch table is built once
     (a class made per call would miss the table, and grow it, on every call)."""

@@ -91,6 +91,8 @@ class BoundCheckInstrumenter(StmtExprMutator):
 
     def __init__(self, analyzer: arith.Analyzer | None = None):
         self.analyzer = analyzer if analyzer is not None else arith.Analyzer()
+        self._dims: dict = {}  # (index, extent) structure ids -> its conditions, see _dim
+        self._dims_epoch = -1
 
     def visit_expr(self, expr: PrimExpr) -> PrimExpr:
         return expr  # expressions are read by _AccessCollector, never rewritten
@@ -210,20 +212,37 @@ class BoundCheckInstrumenter(StmtExprMutator):
         """The unproven conditions that every lane of ``indices`` is inside ``shape``."""
         conds = []
         for index, extent in zip(indices, shape):
-            span = lane_span(index)
-            if span is None:
-                continue
-            lo, hi = span
-            tests = ((lo, non_negative), (hi, lambda x, e=extent: op.less(x, e)))
-            unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
-            itype = DataType(index.dtype)
-            if unproven and is_reduced(lo) and (itype.is_int or itype.is_uint):
-                conds.append(unsigned_below(index, extent))
-                continue
-            for bound, test in unproven:
-                # a lane bound built here (b + -6) reads better simplified (b - 6)
-                conds.append(test(bound if bound is index else self.analyzer.simplify(bound)))
+            conds += self._dim(index, extent)
         return conds
+
+    def _dim(self, index: PrimExpr, extent: PrimExpr) -> tuple:
+        """``_dim_conditions``, once per structure of ``(index, extent)`` under the same
+        facts: an unrolled body repeats its accesses (``C[c, 0:32]`` in every statement)."""
+        epoch = self.analyzer.facts.epoch
+        if epoch != self._dims_epoch:
+            self._dims.clear()
+            self._dims_epoch = epoch
+        ids = self.analyzer.structure_ids
+        key = (ids.of(index), ids.of(extent))
+        conds = self._dims.get(key)
+        if conds is None:
+            conds = self._dims[key] = self._dim_conditions(index, extent)
+        return conds
+
+    def _dim_conditions(self, index: PrimExpr, extent: PrimExpr) -> tuple:
+        """The unproven conditions that every lane of ``index`` is in ``[0, extent)``."""
+        span = lane_span(index)
+        if span is None:
+            return ()
+        lo, hi = span
+        tests = ((lo, non_negative), (hi, lambda x: op.less(x, extent)))
+        unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
+        itype = DataType(index.dtype)
+        if unproven and is_reduced(lo) and (itype.is_int or itype.is_uint):
+            return (unsigned_below(index, extent),)
+        # a lane bound built here (b + -6) reads better simplified (b - 6)
+        return tuple(test(bound if bound is index else self.analyzer.simplify(bound))
+                     for bound, test in unproven)
 
 
 class _AccessCollector(ExprVisitor):

@@ -253,20 +253,34 @@ class StmtExprMutator(_Mutator):
 def post_order_visit(node: Any, fvisit: Callable[[Any], None]) -> None:
     """Call ``fvisit`` on every expression and statement below ``node``, children first.
 
-    Each node object is visited once, even when it is shared.
+    Each node object is visited once, even when it is shared. (A walk of its own,
+    without the visitors' dispatch: analyses call this on every index they look at.)
     """
-    _PostOrder(fvisit)(node)
+    root = _walk_root(node)
+    seen: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        n = stack.pop()
+        if type(n) is tuple:  # (node,): its children are done
+            fvisit(n[0])
+            continue
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.append((n,))
+        stack.extend(reversed(_children(n)))
 
 
 def contains(node: Any, predicate: Callable[[Any], bool]) -> bool:
     """Whether ``predicate`` holds for an expression or statement below ``node`` (or itself).
 
     The nodes are those ``post_order_visit`` calls ``fvisit`` on; the walk stops
-    at the first match and dispatches nothing, so it suits the hot "does this
-    index hold a load / a huge constant" questions of the analyses.
+    at the first match, for the hot "does this index hold a load / a huge
+    constant" questions of the analyses.
     """
-    stack = [node.body if hasattr(node, "body") and hasattr(node, "params") else node]
+    root = _walk_root(node)
     seen: set[int] = set()
+    stack = [] if root is None else [root]
     while stack:
         n = stack.pop()
         if id(n) in seen:
@@ -274,33 +288,36 @@ def contains(node: Any, predicate: Callable[[Any], bool]) -> bool:
         seen.add(id(n))
         if predicate(n):
             return True
-        for name, kind, binds in child_fields(type(n)):
-            if binds or kind == BUFFER or kind == BUFFERS:
-                continue
-            value = getattr(n, name)
-            if value is None:
-                continue
-            if kind == EXPR or kind == STMT:
-                stack.append(value)
-            else:  # EXPRS, STMTS, NODES
-                stack.extend(value)
+        stack.extend(_children(n))
     return False
 
 
-class _PostOrder(StmtExprVisitor):
-    """``post_order_visit``'s walker: one class, so its dispatch table is built once
-    (a class made per call would miss the table, and grow it, on every call)."""
+def _walk_root(node: Any) -> Any:
+    """Where a walk of ``node`` starts: itself, a function's body, or None for a buffer."""
+    if isinstance(node, (PrimExpr, Stmt)):
+        return node
+    if isinstance(node, Buffer):
+        return None  # buffers are leaves
+    if hasattr(node, "body") and hasattr(node, "params"):  # a PrimFunc
+        return node.body
+    raise TypeError(f"post_order_visit: cannot visit {type(node).__name__}")
 
-    def __init__(self, fvisit: Callable[[Any], None]):
-        self.fvisit = fvisit
-        self.seen: set[int] = set()
 
-    def generic_visit(self, n: Any) -> None:
-        if id(n) in self.seen:
-            return
-        self.seen.add(id(n))
-        super().generic_visit(n)
-        self.fvisit(n)
+def _children(node: Any) -> list:
+    """The expressions, statements and helper nodes a ``StmtExprVisitor`` visits below
+    ``node``, in its order (binding vars and buffers left out)."""
+    out = []
+    for name, kind, binds in child_fields(type(node)):
+        if binds or kind == BUFFER or kind == BUFFERS:
+            continue
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if kind == EXPR or kind == STMT:
+            out.append(value)
+        else:  # EXPRS, STMTS, NODES
+            out.extend(value)
+    return out
 
 
 def _normalize_types(only_enable: Any) -> tuple | None:

@@ -24,6 +24,7 @@ os.environ.setdefault("TIRLITE_NUM_THREADS", "1")
 
 import argparse
 import cProfile
+import json
 import pstats
 import statistics
 import sys
@@ -142,12 +143,13 @@ def main() -> None:
     parser.add_argument("--profile", default="", help="cProfile one build of this kernel")
     parser.add_argument("--cpu", action="store_true",
                         help="thread CPU time instead of wall time (less noise when shared)")
+    parser.add_argument("--json", default="", help="also write every build's times here")
     args = parser.parse_args()
     lanes = codegen.Target("llvm").vector_width_bits // 32
     builders = _builders()
     if args.builds:
         builders = {k: v for k, v in builders.items() if k in args.builds.split(",")}
-    results = {}
+    results, raw = {}, {}
     for kernel in args.kernels.split(","):
         make, shape = KERNELS[kernel]
         func = make(shape, lanes, False)
@@ -155,12 +157,15 @@ def main() -> None:
             clock = time.thread_time if args.cpu else time.perf_counter
             rows = time_build(func, build, config, args.rounds, clock)
             results[kernel, name] = medians(rows)
+            raw[f"{kernel}/{name}"] = rows
             if args.profile == kernel:  # after time_build's warm-up: no imports in it
                 print(f"=== cProfile: {kernel}, {name} build ===")
                 profile(func, build, config)
     print(f"host CPU {codegen.Target('llvm').resolved().mcpu}, lanes {lanes}, "
           f"median of {args.rounds} builds, {'thread CPU' if args.cpu else 'wall'} time")
     print(render(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw, indent=1))
 
 
 if __name__ == "__main__":

@@ -170,10 +170,11 @@ def build_for_tuning(mod_or_func: IRModule | PrimFunc, target: Target | str = "l
     - ``HoistVectorBoundChecks`` and ``InstrumentBoundCheckers``: an assert
       before each access not proven in bounds, raising ``RuntimeError`` at run time.
 
-    They are about a third of a scheduled kernel's build before LLVM and, for
-    the static shapes a tuner works on, usually add no code: schedule
+    They are about a tenth of a scheduled kernel's build (benchmarks/bench_build_time.py)
+    and, for the static shapes a tuner works on, usually add no code: schedule
     primitives keep accesses inside the buffers, the checkers prove it, and
-    both builds give the same machine code. What a candidate computes is not
+    both builds give the same machine code. LLVM's pipeline is not lightened:
+    a candidate is timed as ``build`` compiles it. What a candidate computes is not
     checked here: the tuner (tirlite.meta_schedule) runs every candidate in a
     child process on random inputs and compares its outputs with those of the
     unscheduled function (built with ``build``, checks on) before its time

@@ -8,6 +8,8 @@
   at ``O3`` and JIT-compiles it into a ``Module``; ``lower`` stops after the
   passes. Config keys: ``codegen.llvm.fast_math``, ``codegen.llvm.opt_level``,
   ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads.
+- ``build_for_tuning(mod, target)``: ``build`` under ``TUNING_BUILD_CONFIG``
+  (no bounds checks), for a tuner timing candidates it checks itself.
 - ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
   ``get_source("ll" | "asm" | "tir")``, ``export_library(path)``;
   ``load_module(path)`` loads an exported library back.
@@ -19,7 +21,14 @@ llvmlite is imported only when something is compiled, so ``import codegen``
 stays cheap.
 """
 
-from .build import build, clear_cache, default_pipeline, lower
+from .build import (
+    TUNING_BUILD_CONFIG,
+    build,
+    build_for_tuning,
+    clear_cache,
+    default_pipeline,
+    lower,
+)
 from .target import Target
 
 
@@ -47,10 +56,12 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "TUNING_BUILD_CONFIG",
     "Module",
     "PackedFunction",
     "Target",
     "build",
+    "build_for_tuning",
     "clear_cache",
     "default_pipeline",
     "emulate",

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import collections
 import threading
+import types
+from collections.abc import Mapping
 from typing import Any
 
 import transform
@@ -35,6 +37,11 @@ INTERPRETER = "interp"
 
 #: How many built modules the cache keeps.
 CACHE_SIZE = 64
+
+#: The config ``build_for_tuning`` adds to the current ``PassContext``'s: no bounds checks,
+#: at build time or at run time (see ``build_for_tuning`` for why that is safe for timing).
+TUNING_BUILD_CONFIG: Mapping[str, Any] = types.MappingProxyType(
+    {"tir.instrument_bound_checkers": False})
 
 
 def default_pipeline() -> list:
@@ -148,6 +155,43 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     result.remarks = remarks
     _CACHE.add(mod, key, result)
     return result
+
+
+def build_for_tuning(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> Any:
+    """``build`` under ``TUNING_BUILD_CONFIG``: the fastest build computing the same thing.
+
+    For a tuner timing thousands of scheduled candidates. The current
+    ``PassContext`` still applies (its other config keys, opt level, passes
+    and instruments, which are entered again for this build); only the bounds
+    checks are dropped, all three passes of config ``tir.instrument_bound_checkers``:
+
+    - ``RejectOutOfBoundsAccesses``: a ``ValueError`` at build time for an
+      access out of bounds whenever the function runs;
+    - ``HoistVectorBoundChecks`` and ``InstrumentBoundCheckers``: an assert
+      before each access not proven in bounds, raising ``RuntimeError`` at run time.
+
+    They are about a tenth of a scheduled kernel's build (benchmarks/bench_build_time.py)
+    and, for the static shapes a tuner works on, usually add no code: schedule
+    primitives keep accesses inside the buffers, the checkers prove it, and
+    both builds give the same machine code. LLVM's pipeline is not lightened:
+    a candidate is timed as ``build`` compiles it. What a candidate computes is not
+    checked here: the tuner (tirlite.meta_schedule) runs every candidate in a
+    child process on random inputs and compares its outputs with those of the
+    unscheduled function (built with ``build``, checks on) before its time
+    counts. Without checks, a wrong schedule that indexes out of bounds can
+    read garbage (its outputs then differ: rejected), write outside its arrays
+    or crash the child (a lost candidate); a stray access that happens to
+    change nothing the comparison sees goes unnoticed, so the winning schedule
+    must be built again with ``build``, whose checks then guard every call the
+    user makes (and reject it at build time if an access is always out of
+    bounds). Never hand a module built here to users.
+    """
+    ctx = PassContext.current()
+    config = {**ctx.config, **TUNING_BUILD_CONFIG}
+    with PassContext(opt_level=ctx.opt_level, required_pass=ctx.required_pass,
+                     disabled_pass=ctx.disabled_pass, instruments=ctx.instruments,
+                     config=config):
+        return build(mod_or_func, target)
 
 
 def _disk_slot(mod: IRModule, target: Target, ctx: PassContext) -> tuple | None:

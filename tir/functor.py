@@ -57,14 +57,18 @@ def method_name(cls: type) -> str:
 class _Functor:
     """Dispatch by node class through a per-class table of methods."""
 
-    _tables: dict = {}
+    #: node class -> method; every visitor class gets a table of its own (__init_subclass__)
+    _dispatch_table: dict = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._dispatch_table = {}
 
     def _method_for(self, node_cls: type) -> Callable:
-        key = (type(self), node_cls)
-        fn = _Functor._tables.get(key)
+        table = self._dispatch_table
+        fn = table.get(node_cls)
         if fn is None:
-            fn = self._resolve(node_cls)
-            _Functor._tables[key] = fn
+            fn = table[node_cls] = self._resolve(node_cls)
         return fn
 
     def _resolve(self, node_cls: type) -> Callable:
@@ -94,11 +98,18 @@ class _Functor:
 
     def visit_expr(self, expr: PrimExpr) -> Any:
         """Visit one expression through the dispatch table."""
-        return self._method_for(type(expr))(self, expr)
+        # the table inlined: this runs once per node of every walk
+        fn = self._dispatch_table.get(type(expr))
+        if fn is None:
+            fn = self._method_for(type(expr))
+        return fn(self, expr)
 
     def visit_stmt(self, stmt: Stmt) -> Any:
         """Visit one statement through the dispatch table."""
-        return self._method_for(type(stmt))(self, stmt)
+        fn = self._dispatch_table.get(type(stmt))
+        if fn is None:
+            fn = self._method_for(type(stmt))
+        return fn(self, stmt)
 
     def visit_buffer(self, buffer: Buffer) -> Any:
         """Buffers are leaves by default (their shapes are not walked)."""
@@ -242,19 +253,71 @@ class StmtExprMutator(_Mutator):
 def post_order_visit(node: Any, fvisit: Callable[[Any], None]) -> None:
     """Call ``fvisit`` on every expression and statement below ``node``, children first.
 
-    Each node object is visited once, even when it is shared.
+    Each node object is visited once, even when it is shared. (A walk of its own,
+    without the visitors' dispatch: analyses call this on every index they look at.)
     """
+    root = _walk_root(node)
     seen: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        n = stack.pop()
+        if type(n) is tuple:  # (node,): its children are done
+            fvisit(n[0])
+            continue
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.append((n,))
+        stack.extend(reversed(_children(n)))
 
-    class _PostOrder(StmtExprVisitor):
-        def generic_visit(self, n):
-            if id(n) in seen:
-                return
-            seen.add(id(n))
-            super().generic_visit(n)
-            fvisit(n)
 
-    _PostOrder()(node)
+def contains(node: Any, predicate: Callable[[Any], bool]) -> bool:
+    """Whether ``predicate`` holds for an expression or statement below ``node`` (or itself).
+
+    The nodes are those ``post_order_visit`` calls ``fvisit`` on; the walk stops
+    at the first match, for the hot "does this index hold a load / a huge
+    constant" questions of the analyses.
+    """
+    root = _walk_root(node)
+    seen: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if predicate(n):
+            return True
+        stack.extend(_children(n))
+    return False
+
+
+def _walk_root(node: Any) -> Any:
+    """Where a walk of ``node`` starts: itself, a function's body, or None for a buffer."""
+    if isinstance(node, (PrimExpr, Stmt)):
+        return node
+    if isinstance(node, Buffer):
+        return None  # buffers are leaves
+    if hasattr(node, "body") and hasattr(node, "params"):  # a PrimFunc
+        return node.body
+    raise TypeError(f"post_order_visit: cannot visit {type(node).__name__}")
+
+
+def _children(node: Any) -> list:
+    """The expressions, statements and helper nodes a ``StmtExprVisitor`` visits below
+    ``node``, in its order (binding vars and buffers left out)."""
+    out = []
+    for name, kind, binds in child_fields(type(node)):
+        if binds or kind == BUFFER or kind == BUFFERS:
+            continue
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if kind == EXPR or kind == STMT:
+            out.append(value)
+        else:  # EXPRS, STMTS, NODES
+            out.extend(value)
+    return out
 
 
 def _normalize_types(only_enable: Any) -> tuple | None:
@@ -287,25 +350,30 @@ def ir_transform(
     ``postorder(node)`` may return a replacement. ``only_enable`` limits the
     callbacks to some node types (classes or names such as ``"tir.For"``).
     """
-    types = _normalize_types(only_enable)
+    return _Transform(preorder, postorder, _normalize_types(only_enable))(stmt)
 
-    def enabled(n: Any) -> bool:
-        return types is None or isinstance(n, types)
 
-    class _Transform(StmtExprMutator):
-        def generic_visit(self, n):
-            if preorder is not None and enabled(n):
-                out = preorder(n)
-                if out is not None:
-                    return out
-            n = super().generic_visit(n)
-            if postorder is not None and enabled(n):
-                out = postorder(n)
-                if out is not None:
-                    return out
-            return n
+class _Transform(StmtExprMutator):
+    """``ir_transform``'s mutator (one class: see ``_PostOrder``)."""
 
-    return _Transform()(stmt)
+    def __init__(self, preorder: Callable | None, postorder: Callable | None,
+                 types: tuple | None):
+        self.preorder, self.postorder, self.types = preorder, postorder, types
+
+    def _enabled(self, n: Any) -> bool:
+        return self.types is None or isinstance(n, self.types)
+
+    def generic_visit(self, n: Any) -> Any:
+        if self.preorder is not None and self._enabled(n):
+            out = self.preorder(n)
+            if out is not None:
+                return out
+        n = super().generic_visit(n)
+        if self.postorder is not None and self._enabled(n):
+            out = self.postorder(n)
+            if out is not None:
+                return out
+        return n
 
 
 class _Substitute(StmtExprMutator):

@@ -124,6 +124,19 @@ def init_fields(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in attrs.fields(cls) if f.init)
 
 
+@functools.lru_cache(maxsize=None)
+def _init_args(cls: type) -> tuple[tuple[str, str], ...]:
+    """``(field name, constructor argument name)`` of the constructor fields of ``cls``."""
+    return tuple((f.name, f.alias) for f in attrs.fields(cls) if f.init)
+
+
 def replace(obj: Any, **changes: Any) -> Any:
-    """A copy of node ``obj`` with some constructor fields changed."""
-    return attrs.evolve(obj, **changes)
+    """A copy of node ``obj`` with some constructor fields changed.
+
+    ``attrs.evolve``, with the fields looked up once per class: passes call this
+    for every node they rebuild.
+    """
+    for name, arg in _init_args(type(obj)):
+        if arg not in changes:
+            changes[arg] = getattr(obj, name)
+    return type(obj)(**changes)

@@ -35,7 +35,7 @@ from tir.buffer import Buffer
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, PrimExpr, Var
 from tir.function import IRModule, PrimFunc
-from tir.functor import ExprVisitor, StmtVisitor, post_order_visit, substitute
+from tir.functor import ExprVisitor, StmtVisitor, contains, post_order_visit, substitute
 from tir.node import EXPR, EXPRS, child_fields
 from tir.stmt import (
     AssertStmt,
@@ -214,8 +214,9 @@ class _Finder(StmtVisitor):
             low, high = self._range(lo, hi)
             if (high is not None and high < extent.value) and (low is not None and low >= 0):
                 continue  # in bounds on every iteration: the usual case, decided cheaply
-            if self._at_some_corner(op.greater_equal(hi, op.const(extent.value, hi.dtype))) \
-                    or self._at_some_corner(op.less(lo, op.const(0, lo.dtype))):
+            end, zero = op.const(extent.value, hi.dtype), op.const(0, lo.dtype)
+            if self._at_some_corner(op.greater_equal(hi, end), op.less(hi, end)) \
+                    or self._at_some_corner(op.less(lo, zero), op.greater_equal(lo, zero)):
                 self.found.append(OutOfBounds(buffer, indices, dim, low, high))
                 return  # one report per access
 
@@ -225,10 +226,17 @@ class _Finder(StmtVisitor):
             e = substitute(e, {var: value})
         return e
 
-    def _at_some_corner(self, cond: PrimExpr) -> bool:
+    def _at_some_corner(self, cond: PrimExpr, negation: PrimExpr) -> bool:
         """Whether ``cond`` holds at an iteration that surely runs: each loop var it uses
         (at most MAX_CORNER_LOOPS of them) at its first or last value, outer loops first,
-        the others at any value."""
+        the others at any value.
+
+        ``negation`` (not ``cond``) proven on every iteration settles it first: the
+        corners are iterations, so none can prove ``cond`` then (one proof where the
+        corners take 2**k, for the in-bounds index that bounds alone did not settle).
+        """
+        if self.analyzer.can_prove(negation):
+            return False
         loops = [lp for lp in self.loops if _uses(cond, lp.loop_var)]
         if len(loops) > MAX_CORNER_LOOPS:
             return False
@@ -291,9 +299,7 @@ def _is_plain_int(value: PrimExpr, var: Var) -> bool:
 
 
 def _uses(e: PrimExpr, var: Var) -> bool:
-    found: list = []
-    post_order_visit(e, lambda x: found.append(x) if x is var else None)
-    return bool(found)
+    return contains(e, lambda x: x is var)
 
 
 def _returns(stmt: Evaluate) -> bool:

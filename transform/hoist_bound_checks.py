@@ -27,7 +27,7 @@ from typing import Any
 from tir import op, structural_equal
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, PrimExpr, StringImm, Var
-from tir.functor import post_order_visit, substitute
+from tir.functor import contains, substitute
 from tir.stmt import (
     Allocate,
     AssertStmt,
@@ -90,13 +90,15 @@ class _Hoister(BoundCheckInstrumenter):
         needed = False
         runs = op.greater(loop.extent, op.const(0, loop.extent.dtype))
         for index, extent in zip(indices, buffer.shape):
-            step = _step(index, var, self.analyzer)
-            if step is None:
+            if not _plain_scalar(index):
                 continue
             with self.analyzer.loop_scope(var, loop.min, loop.extent):
                 ok = [op.greater_equal(index, op.const(0, index.dtype)), op.less(index, extent)]
                 if all(self.analyzer.can_prove(c) for c in ok):
-                    continue
+                    continue  # the usual case: settled before the step is simplified
+            step = _step(index, var, self.analyzer)
+            if step is None:
+                continue
             with self.analyzer.constraint_scope(runs):
                 # the lowest index is at the first iteration if it steps up, else the last
                 low, high = (loop.min, last) if step >= 0 else (last, loop.min)
@@ -127,15 +129,17 @@ def _surely_each_iteration(stmt: Stmt, out: list) -> None:
         _surely_each_iteration(stmt.body, out)
 
 
+def _plain_scalar(index: PrimExpr) -> bool:
+    """Whether ``index`` is scalar arithmetic reading no memory and calling nothing."""
+    if DataType(index.dtype).is_vector:
+        return False
+    return not contains(index, lambda x: isinstance(x, (BufferLoad, Call)))
+
+
 def _step(index: PrimExpr, var: Var, analyzer: Any) -> int | None:
     """How much ``index`` moves per step of ``var`` if it is plain scalar arithmetic moving
     by a constant (so its extremes are at the first and last iteration), else None."""
-    if DataType(index.dtype).is_vector:
-        return None
-    impure: list = []
-    post_order_visit(index, lambda x: impure.append(x) if isinstance(x, (BufferLoad, Call))
-                     else None)
-    if impure:
+    if not _plain_scalar(index):
         return None
     step = analyzer.simplify(op.sub(substitute(index, {var: op.add(var, 1)}), index))
     return step.value if isinstance(step, IntImm) else None

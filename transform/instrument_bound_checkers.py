@@ -75,10 +75,15 @@ CONFIG_KEY = "tir.instrument_bound_checkers"
 
 
 class _Check:
-    """The unproven conditions of one access, with the text that names it."""
+    """The unproven conditions of one access, and the access (named only if unproven)."""
 
-    def __init__(self, conds: list, text: str, depth: int):
-        self.conds, self.text, self.depth = conds, text, depth
+    def __init__(self, conds: list, buffer: Any, indices: tuple, depth: int):
+        self.conds, self.buffer, self.indices, self.depth = conds, buffer, indices, depth
+
+    @property
+    def text(self) -> str:
+        # printed on demand: most accesses are proven, and printing costs more than proving
+        return describe_access(self.buffer, self.indices)
 
 
 class BoundCheckInstrumenter(StmtExprMutator):
@@ -86,6 +91,8 @@ class BoundCheckInstrumenter(StmtExprMutator):
 
     def __init__(self, analyzer: arith.Analyzer | None = None):
         self.analyzer = analyzer if analyzer is not None else arith.Analyzer()
+        self._dims: dict = {}  # (index, extent) structure ids -> its conditions, see _dim
+        self._dims_epoch = -1
 
     def visit_expr(self, expr: PrimExpr) -> PrimExpr:
         return expr  # expressions are read by _AccessCollector, never rewritten
@@ -199,26 +206,43 @@ class BoundCheckInstrumenter(StmtExprMutator):
             conds = MaskedBounds(self.analyzer).conditions(
                 buffer.shape, indices, predicate,
                 lambda idx, shape=buffer.shape: self._unmasked(shape, idx))
-        return _Check(conds, describe_access(buffer, indices), depth)
+        return _Check(conds, buffer, indices, depth)
 
     def _unmasked(self, shape: tuple, indices: tuple) -> list:
         """The unproven conditions that every lane of ``indices`` is inside ``shape``."""
         conds = []
         for index, extent in zip(indices, shape):
-            span = lane_span(index)
-            if span is None:
-                continue
-            lo, hi = span
-            tests = ((lo, non_negative), (hi, lambda x, e=extent: op.less(x, e)))
-            unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
-            itype = DataType(index.dtype)
-            if unproven and is_reduced(lo) and (itype.is_int or itype.is_uint):
-                conds.append(unsigned_below(index, extent))
-                continue
-            for bound, test in unproven:
-                # a lane bound built here (b + -6) reads better simplified (b - 6)
-                conds.append(test(bound if bound is index else self.analyzer.simplify(bound)))
+            conds += self._dim(index, extent)
         return conds
+
+    def _dim(self, index: PrimExpr, extent: PrimExpr) -> tuple:
+        """``_dim_conditions``, once per structure of ``(index, extent)`` under the same
+        facts: an unrolled body repeats its accesses (``C[c, 0:32]`` in every statement)."""
+        epoch = self.analyzer.facts.epoch
+        if epoch != self._dims_epoch:
+            self._dims.clear()
+            self._dims_epoch = epoch
+        ids = self.analyzer.structure_ids
+        key = (ids.of(index), ids.of(extent))
+        conds = self._dims.get(key)
+        if conds is None:
+            conds = self._dims[key] = self._dim_conditions(index, extent)
+        return conds
+
+    def _dim_conditions(self, index: PrimExpr, extent: PrimExpr) -> tuple:
+        """The unproven conditions that every lane of ``index`` is in ``[0, extent)``."""
+        span = lane_span(index)
+        if span is None:
+            return ()
+        lo, hi = span
+        tests = ((lo, non_negative), (hi, lambda x: op.less(x, extent)))
+        unproven = [(b, t) for b, t in tests if not self.analyzer.can_prove(t(b))]
+        itype = DataType(index.dtype)
+        if unproven and is_reduced(lo) and (itype.is_int or itype.is_uint):
+            return (unsigned_below(index, extent),)
+        # a lane bound built here (b + -6) reads better simplified (b - 6)
+        return tuple(test(bound if bound is index else self.analyzer.simplify(bound))
+                     for bound, test in unproven)
 
 
 class _AccessCollector(ExprVisitor):
@@ -297,17 +321,22 @@ def _show_index(index: PrimExpr) -> str:
 
 def _is_plain(value: PrimExpr) -> bool:
     """Whether ``value`` is arithmetic on variables and constants only (no loads, no calls)."""
-    found = []
+    finder = _Impure()
+    finder.visit_expr(value)
+    return not finder.found
 
-    class _Impure(ExprVisitor):
-        def visit_buffer_load(self, load):
-            found.append(load)
 
-        def visit_call(self, call):
-            found.append(call)
+class _Impure(ExprVisitor):
+    """Finds the loads and calls of an expression."""
 
-    _Impure().visit_expr(value)
-    return not found
+    def __init__(self):
+        self.found: list = []
+
+    def visit_buffer_load(self, load: BufferLoad) -> None:
+        self.found.append(load)
+
+    def visit_call(self, call: Call) -> None:
+        self.found.append(call)
 
 
 def _unique(conds: list) -> list:

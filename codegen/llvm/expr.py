@@ -18,7 +18,7 @@ from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
 
 from .shuffle_tree import shuffle_tree
-from .types import I32, ScalableVectorType, Splat, int_constant, ir_type
+from .types import I32, ScalableVectorType, Splat, int_constant, ir_type, undef, zeros
 
 #: (node class) -> (builder method for signed/unsigned ints, for floats)
 _ARITH = {
@@ -281,15 +281,15 @@ class ExprCodegen:
         if not isinstance(ty, ir.VectorType):
             return value
         vec_ty = ty.__class__(value.type, ty.count)
-        undef = ir.Constant(vec_ty, ir.Undefined)
-        one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
-        mask = ir.Constant(ty.__class__(I32, ty.count), None)
+        blank = undef(vec_ty)
+        one = self.builder.insert_element(blank, value, ir.Constant(I32, 0))
+        mask = zeros(ty.__class__(I32, ty.count))
         if isinstance(ty, ScalableVectorType):
             # llvmlite's shuffle_vector checks mask lanes a scalable mask does not list.
-            splat = _ScalableSplat(self.builder.block, one, undef, mask)
+            splat = _ScalableSplat(self.builder.block, one, blank, mask)
             self.builder._insert(splat)  # IRBuilder has no public insert
             return splat
-        return self.builder.shuffle_vector(one, undef, mask)
+        return self.builder.shuffle_vector(one, blank, mask)
 
     # Shuffle(vectors, indices): a balanced tree of narrow shufflevectors over the
     # vectors the indices use (see shuffle_tree.py); unused vectors are never evaluated.

@@ -26,7 +26,7 @@ from tir.expr import Add, Broadcast, BufferLoad, Cast, IntImm, Mul, Ramp, Sub
 from tir.functor import post_order_visit
 
 from .expr import zero
-from .types import I32, PTR, element_bytes, memory_type
+from .types import I32, PTR, element_bytes, memory_type, undef
 
 #: Values of config ``codegen.gather``.
 POLICIES = ("auto", "hardware", "scalar")
@@ -264,7 +264,7 @@ class GatherCodegen:
         base = self.lookup(buffer.data)
         mask = None if predicate is None else self.visit_expr(predicate)
         align = element_bytes(buffer.dtype)
-        result = ir.Constant(ty, ir.Undefined)
+        result = undef(ty)
         for k in range(access.lanes):
             lane = ir.Constant(I32, k)
             ptr = self.builder.gep(base, [offsets[k]], inbounds=True, source_etype=elem)

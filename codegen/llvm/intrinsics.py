@@ -13,7 +13,7 @@ from llvmlite import ir
 from tir import dtype as dt
 
 from .expr import splat_constant, zero
-from .types import I32, ScalableVectorType, declare, ir_type, mangle
+from .types import I32, ScalableVectorType, declare, ir_type, mangle, undef
 
 #: TIR op -> LLVM intrinsic (overloaded on the argument type).
 LLVM_MATH = {
@@ -95,7 +95,7 @@ class IntrinsicCodegen:
             return self.builder.call(fn, args)
         if isinstance(ty, ScalableVectorType):
             return self._scalable_lanewise(fn, args)
-        out = ir.Constant(ty, ir.Undefined)
+        out = undef(ty)
         for lane in range(ty.count):
             k = ir.Constant(I32, lane)
             lane_args = [self.builder.extract_element(a, k) for a in args]
@@ -215,7 +215,7 @@ class IntrinsicCodegen:
         return self.builder.call(fn, [zero_, count])
 
     def intrin_undef(self, op):
-        return ir.Constant(ir_type(op.dtype), ir.Undefined)
+        return undef(ir_type(op.dtype))
 
     def intrin_assume(self, op):
         cond = self.visit_expr(op.args[0])

@@ -64,7 +64,7 @@ from __future__ import annotations
 import attrs
 from llvmlite import ir
 
-from .types import ScalableVectorType
+from .types import ScalableVectorType, undef
 
 _I32 = ir.IntType(32)
 
@@ -113,7 +113,7 @@ def shuffle_tree(builder: ir.IRBuilder, parts: list, picks: list[int]) -> ir.Val
     if leaves:
         value = _emit(builder, _tree(leaves), out)
     else:
-        value = ir.Constant(ir.VectorType(element, len(picks)), ir.Undefined)
+        value = undef(ir.VectorType(element, len(picks)))
     for k, scalar in sorted(late.items()):
         value = builder.insert_element(value, scalar, _I32(k))
     return value
@@ -195,10 +195,9 @@ def _fixed(node: _Leaf | _Pair) -> int | None:
 def _insert(builder: ir.IRBuilder, scalar: ir.Value, lanes: list[bool]) -> ir.Value:
     """A vector with ``scalar`` in ``lanes``: one insertelement, then a splat if several."""
     if lanes.count(True) == 1:
-        undef = ir.Constant(ir.VectorType(scalar.type, len(lanes)), ir.Undefined)
-        return builder.insert_element(undef, scalar, _I32(lanes.index(True)))
-    undef = ir.Constant(ir.VectorType(scalar.type, 1), ir.Undefined)
-    one = builder.insert_element(undef, scalar, _I32(0))
+        blank = undef(ir.VectorType(scalar.type, len(lanes)))
+        return builder.insert_element(blank, scalar, _I32(lanes.index(True)))
+    one = builder.insert_element(undef(ir.VectorType(scalar.type, 1)), scalar, _I32(0))
     return _shuffle(builder, one, None, [0 if used else None for used in lanes])
 
 
@@ -212,7 +211,7 @@ def _layout(node: _Leaf | _Pair, lanes: list[int], width: int) -> list:
 def _shuffle(builder: ir.IRBuilder, a: ir.Value, b: ir.Value | None, mask: list) -> ir.Value:
     """``shufflevector a, b, mask`` (``b`` None: undef); ``None`` mask lanes are undef."""
     if b is None:
-        b = ir.Constant(a.type, ir.Undefined)
+        b = undef(a.type)
     if None not in mask:
         return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(_I32, len(mask)), mask))
     assert all(0 <= m < 2 * a.type.count for m in mask if m is not None)

@@ -39,6 +39,37 @@ class ScalableVectorType(ir.VectorType):
         return super().format_constant(value)
 
 
+class _Whole(ir.Constant):
+    """A fixed vector constant written whole (``undef``, ``zeroinitializer``).
+
+    llvmlite writes them lane by lane (``<float undef, float undef, ...>``),
+    which LLVM parses to the very same constant; whole, a 32-lane broadcast is a
+    tenth of the text to format and parse. The lanes are kept for llvmlite's
+    checks (``shufflevector`` reads its mask's).
+    """
+
+    def __init__(self, ty: ir.VectorType, value: object, text: str):
+        super().__init__(ty, value)
+        self.text = text
+
+    def _get_reference(self) -> str:
+        return self.text
+
+
+def undef(ty: ir.Type) -> ir.Constant:
+    """``undef`` of type ``ty``."""
+    if isinstance(ty, ir.VectorType) and not isinstance(ty, ScalableVectorType):
+        return _Whole(ty, ir.Undefined, "undef")
+    return ir.Constant(ty, ir.Undefined)
+
+
+def zeros(ty: ir.Type) -> ir.Constant:
+    """``zeroinitializer`` (or ``0``) of type ``ty``."""
+    if isinstance(ty, ir.VectorType) and not isinstance(ty, ScalableVectorType):
+        return _Whole(ty, None, "zeroinitializer")
+    return ir.Constant(ty, None)
+
+
 class Splat:
     """The value of a scalable constant with ``scalar`` in every lane:
     ``ir.Constant(ScalableVectorType(...), Splat(c))`` prints ``splat (T c)``."""

@@ -8,6 +8,7 @@ from tir.stmt_functor import (
     StmtExprVisitor,
     StmtMutator,
     StmtVisitor,
+    contains,
     post_order_visit,
 )
 
@@ -199,6 +200,20 @@ def test_post_order_visit_visits_shared_nodes_once():
     order = []
     post_order_visit(tir.Evaluate(shared * shared), order.append)
     assert sum(n is shared for n in order) == 1
+
+
+def test_contains_finds_what_post_order_visit_visits():
+    i = tir.var("i")
+    buf = tir.decl_buffer((8,), "float32", name="A")
+    load = tir.BufferLoad(buf, [i * 2 + 1])
+    loop = tir.For(i, 0, 4, tir.ForKind.SERIAL, tir.BufferStore(buf, load, [i]))
+    seen = []
+    post_order_visit(loop, seen.append)
+    for node in seen:
+        assert contains(loop, lambda n, node=node: n is node)
+    assert not contains(loop, lambda n: isinstance(n, tir.IntImm) and n.value == 7)
+    assert contains(load, lambda n: isinstance(n, tir.IntImm) and n.value == 2)
+    assert not contains(load, lambda n: n is buf.data)  # buffers are leaves, as there
 
 
 def test_substitute_with_dict_function_and_numbers():

@@ -32,7 +32,7 @@ from typing import Any
 from .. import dtype as dt
 from .. import op
 from ..expr import GE, GT, LE, LT, Broadcast, FloorDiv, IntImm, Max, PrimExpr, Var
-from ..functor import deep_recursion, post_order_visit
+from ..functor import contains, deep_recursion
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
@@ -296,9 +296,7 @@ def _expr(e: Any, who: str) -> PrimExpr:
 
 
 def _uses(e: PrimExpr, var: Var) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(True) if n is var else None)
-    return bool(found)
+    return contains(e, lambda n: n is var)
 
 
 def _is_true(e: PrimExpr) -> bool:

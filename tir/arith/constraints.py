@@ -23,7 +23,7 @@ from typing import Any
 from .. import dtype as dt
 from .. import op
 from ..expr import EQ, GE, GT, LE, LT, And, FloorMod, IntImm, Mod, PrimExpr, Var
-from ..functor import post_order_visit
+from ..functor import contains
 from . import modular_set
 from .const_int_bound import dtype_interval, wraps
 from .facts import intersect
@@ -136,10 +136,7 @@ def _without_wraparound(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr] |
 
 
 def _has_huge_constant(e: PrimExpr, limit: int) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, IntImm)
-                     and abs(n.value) > limit else None)
-    return bool(found)
+    return contains(e, lambda n: isinstance(n, IntImm) and abs(n.value) > limit)
 
 
 def prove_from_constraints(analyzer: Any, cond: PrimExpr) -> bool:

@@ -41,15 +41,10 @@ class BuilderResult:
     build_secs: float = 0.0
 
 
-#: The PassContext config of a candidate's build: no run-time bounds checks.
-TUNING_BUILD_CONFIG = {"tir.instrument_bound_checkers": False}
-
-
 def tuning_build(mod: Any, target: Any) -> Any:
-    """A candidate's build: ``codegen.build`` without the run-time bounds checks.
+    """A candidate's build: ``codegen.build_for_tuning`` (no run-time bounds checks).
 
-    The checks (``InstrumentBoundCheckers``, 60-70% of a scheduled conv's build
-    before LLVM) guard against accesses no analysis proved in bounds; they are
+    The checks guard against accesses no analysis proved in bounds; they are
     not needed to *time* a candidate, because the runner compares every
     candidate's outputs with the unscheduled function's before its time
     counts, and the schedule the user finally builds (``compile_tir`` then
@@ -58,10 +53,8 @@ def tuning_build(mod: Any, target: Any) -> Any:
     same code.
     """
     import codegen
-    import transform
 
-    with transform.PassContext(config=TUNING_BUILD_CONFIG):
-        return codegen.build(mod, target=target)
+    return codegen.build_for_tuning(mod, target)
 
 
 def build_to_bytes(mod: Any, target: str, build_func: Callable | None = None) -> tuple:

@@ -24,7 +24,6 @@ import attrs
 from tir.block import BlockRealize
 from tir.expr import Add, BufferLoad, Cast, Mul, Var
 from tir.function import PrimFunc
-from tir.functor import post_order_visit
 from tir.schedule import analysis, tree
 from tir.schedule.primitives.cache import indexed_reads
 from tir.stmt import BufferStore
@@ -147,16 +146,3 @@ def _contraction(realize: BlockRealize) -> Contraction | str:
 
 def _uses(load: BufferLoad, v: Var) -> bool:
     return any(analysis.uses_var(i, v) for i in load.indices)
-
-
-def why_not_contraction(realize: BlockRealize) -> str | None:
-    """Why a reduction block is not tiled as a contraction (None when it is one)."""
-    info = _contraction(realize)
-    return None if isinstance(info, Contraction) else info
-
-
-def loads_of(stmt: Any) -> list[BufferLoad]:
-    """Every load in ``stmt``, in visit order."""
-    out: list[BufferLoad] = []
-    post_order_visit(stmt, lambda n: out.append(n) if isinstance(n, BufferLoad) else None)
-    return out

@@ -62,6 +62,7 @@ def test_tuning_on_ray_measures_the_same_candidates_as_locally(cluster, tmp_path
     assert set(a) == set(b) and len(a) == 4
     best_local = min(a.values())
     best_ray = min(b, key=b.get)
-    # timing noise may swap two candidates within a few percent of each other, nothing more
-    assert a[best_ray] <= 1.15 * best_local, (a, b)
+    # timing noise may swap near-equal candidates (pytest-xdist runs other tests on the
+    # same cores meanwhile), not pick one far slower: the space spans several times
+    assert a[best_ray] <= 1.5 * best_local, (a, b)
     assert np.isfinite(list(b.values())).all()

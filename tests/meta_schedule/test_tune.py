@@ -137,3 +137,11 @@ def test_cli_tune_bad_input_is_one_line(tmp_path):
                           str(tmp_path / "db")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert out.stderr.startswith("tirlite: error:") and len(out.stderr.splitlines()) == 1
+
+
+def test_tune_tir_bad_input_is_a_clear_error():
+    with pytest.raises(TypeError, match="IRModule or PrimFunc"):
+        ms.tune_tir("not a module", "llvm", max_trials_global=1)
+    two = tir.IRModule({"a": W.matmul(8, 8, 8), "b": W.matmul(4, 4, 4)})
+    with pytest.raises(ValueError, match="one function, got 2"):
+        ms.tune_tir(two, "llvm", max_trials_global=1)

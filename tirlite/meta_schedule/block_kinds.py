@@ -37,7 +37,7 @@ class Contraction:
     reduce: tuple[int, ...]
     vec: int           # the spatial axis that is the output's last (contiguous) index
     row: int           # a spatial axis the operand along ``vec`` does not use (register reuse)
-    pack_read: int | None  # ``cache_read``'s index of a 2-D operand worth packing into panels
+    pack_read: int | None  # ``cache_read``'s index of the operand along ``vec``, worth packing into panels
 
 
 @attrs.frozen
@@ -138,7 +138,7 @@ def _contraction(realize: BlockRealize) -> Contraction | str:
     if not rows:
         return "no spatial axis reuses the operand in registers"
     pack = None
-    if len(weight.indices) == 2 and ivs[vec].extent.value > 64:
+    if ivs[vec].extent.value > 64 and all(isinstance(i, Var) for i in weight.indices):
         reads = indexed_reads(block)
         pack = next(i for i, b in enumerate(reads) if b is weight.buffer)
     return Contraction(spatial, reduce, vec, rows[-1], pack)

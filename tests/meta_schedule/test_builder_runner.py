@@ -82,6 +82,20 @@ def test_runner_ok_wrong_error_and_reference_sent_once(runner):
     assert runner.run([ms.RunnerInput(_artifact(wrong_mod))], off)[0].status == "wrong"
 
 
+def test_runner_stops_timing_a_candidate_slower_than_the_cutoff(runner):
+    mod = tir.IRModule.from_expr(W.matmul(16, 16, 16))
+    ref = make_reference(mod)
+    good = _artifact(ms.apply_default_schedule(mod))
+    slow, timed = runner.run([ms.RunnerInput(good, cutoff_secs=0.0),
+                              ms.RunnerInput(good, cutoff_secs=3600.0)], ref)
+    assert slow.status == "ok" and len(slow.run_secs) == 1 and slow.run_secs[0] > 0
+    assert timed.status == "ok" and len(timed.run_secs) == 2
+    # the cutoff never lets a wrong candidate through: the check comes first
+    off = ms.Reference(ref.inputs, ref.output_indices, [e + 1 for e in ref.expected],
+                       ref.rtol, ref.atol)
+    assert runner.run([ms.RunnerInput(good, cutoff_secs=0.0)], off)[0].status == "wrong"
+
+
 def test_runner_time_out_and_recovers(runner):
     loop = _while_forever()
     ref = ms.Reference([np.zeros(1, np.int32)], [0], [np.zeros(1, np.int32)])

@@ -57,10 +57,10 @@ def _build_task(mod: Any, target: str, build_func: Callable | None) -> tuple:
         return None, f"{type(err).__name__}: {err}", 0.0
 
 
-def _measure_task(artifacts: list, reference: Reference, opts: dict) -> list:
+def _measure_task(inputs: list, reference: Reference, opts: dict) -> list:
     runner = LocalRunner(**opts)
     try:
-        return runner.run([RunnerInput(a) for a in artifacts], reference)
+        return runner.run(inputs, reference)
     finally:
         runner.shutdown()
 
@@ -107,8 +107,7 @@ class RayRunner:
         """One result per input, in order (one task per batch: candidates never overlap)."""
         if reference.key not in self._refs:
             self._refs[reference.key] = self.ray.put(reference)
-        task = self._task.remote([i.artifact for i in inputs], self._refs[reference.key],
-                                 self.opts)
+        task = self._task.remote(list(inputs), self._refs[reference.key], self.opts)
         limit = 60.0 + len(inputs) * (self.opts["timeout_sec"] + 5.0)
         try:
             return self.ray.get(task, timeout=limit)

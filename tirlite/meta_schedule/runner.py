@@ -10,7 +10,11 @@ and restarted after a crash or a time-out. For each candidate it:
    ``"wrong"`` with the largest error, and the time does not count;
 3. warms up, then times ``repeat`` rounds of ``number`` calls each, ``number``
    chosen so that a round lasts at least ``min_repeat_ms``; ``run_secs`` are
-   the rounds' seconds per call.
+   the rounds' seconds per call. A candidate whose checking call already took
+   longer than its input's ``cutoff_secs`` (the tuner passes a multiple of
+   the best time so far) is not timed further: ``run_secs`` is that one call.
+   A slow candidate cannot become the best, and timing it properly cost most
+   of a 1024^3 matmul's tuning time (0.8 s a call for a tile with a guard).
 
 The reference (inputs and expected outputs, possibly megabytes) goes to the
 child once per workload, not once per candidate. A candidate that kills the
@@ -55,6 +59,7 @@ class RunnerInput:
     artifact: bytes
     target: Any = "llvm"
     args_info: list | None = None
+    cutoff_secs: float | None = None  # slower than this on the checking call: not timed further
 
 
 @attrs.frozen
@@ -67,7 +72,8 @@ class RunnerResult:
 
 
 def measure_one(module_bytes: bytes, ref: Reference, number: int | None, repeat: int,
-                min_repeat_ms: float, warmup: int) -> RunnerResult:
+                min_repeat_ms: float, warmup: int, cutoff_secs: float | None = None
+                ) -> RunnerResult:
     """Load, check and time one candidate (in the measuring process)."""
     import codegen
 
@@ -81,12 +87,16 @@ def measure_one(module_bytes: bytes, ref: Reference, number: int | None, repeat:
             return RunnerResult(None, f"load failed: {type(err).__name__}: {err}", "error")
         args = [a.copy() for a in ref.inputs]
         try:
+            start = time.perf_counter()
             module(*args)
+            checking = time.perf_counter() - start
         except Exception as err:  # noqa: BLE001
             return RunnerResult(None, f"{type(err).__name__}: {err}", "error")
         wrong = _compare(args, ref)
         if wrong is not None:
             return RunnerResult(None, wrong, "wrong")
+        if cutoff_secs is not None and checking > cutoff_secs:
+            return RunnerResult([checking], None, "ok")
         for _ in range(warmup):
             module(*args)
         if number is None:
@@ -195,7 +205,8 @@ class LocalRunner:
             self._sent.add(ref.key)
             self.references_sent += 1
         opts = {"number": self.number, "repeat": self.repeat,
-                "min_repeat_ms": self.min_repeat_ms, "warmup": self.warmup}
+                "min_repeat_ms": self.min_repeat_ms, "warmup": self.warmup,
+                "cutoff_secs": inp.cutoff_secs}
         reply = self._ask(("run", inp.artifact, ref.key, opts), self.timeout_sec)
         if reply == "timeout":
             return RunnerResult(None, f"ran past the time-out of {self.timeout_sec} s",

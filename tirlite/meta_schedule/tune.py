@@ -35,6 +35,11 @@ from .search import Candidate, EvolutionarySearch, SearchSpace
 from .target_info import TargetInfo
 
 
+#: A candidate whose checking call is this many times slower than the best so far is not
+#: timed further (see runner.py): it cannot win, and timing it dominated tuning time.
+SLOW_CUTOFF = 4.0
+
+
 class WrongCandidateWarning(UserWarning):
     """A scheduled candidate computed something other than the unscheduled function (a bug)."""
 
@@ -81,8 +86,10 @@ def tune_tir(mod: IRModule | PrimFunc, target: Target | str = "llvm",
             batch = search.next_batch(min(num_trials_per_iter, max_trials_global - done))
             if not batch:
                 break  # the space is used up
+            best = min((secs for _, secs in search.measured.values()), default=None)
+            cutoff = SLOW_CUTOFF * best if best is not None else None
             for cand, secs, build_secs in _measure(batch, target, builder, runner, reference,
-                                                   work_dir):
+                                                   work_dir, cutoff):
                 search.notify(cand, secs)
                 if secs is not None:
                     db.commit_tuning_record(_record(cand, workload, target, secs, build_secs,
@@ -124,10 +131,10 @@ def _resume(db: Any, workload: Any, target: Target, search: EvolutionarySearch,
 
 
 def _measure(batch: list[Candidate], target: Target, builder: Any, runner: Any,
-             reference: Any, work_dir: str | None):
+             reference: Any, work_dir: str | None, cutoff: float | None):
     built = builder.build([BuilderInput(c.sch.mod, target) for c in batch])
     runnable = [(c, b) for c, b in zip(batch, built) if b.artifact is not None]
-    results = runner.run([RunnerInput(b.artifact, target, reference.args_info)
+    results = runner.run([RunnerInput(b.artifact, target, reference.args_info, cutoff)
                           for _, b in runnable], reference) if runnable else []
     by_cand = {id(c): r for (c, _), r in zip(runnable, results)}
     for cand, b in zip(batch, built):

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     sch = ms.tir_integration.compile_tir(db, kernel, target)
     gflops = record.meta.get("gflops")
-    print(f"best: {1e3 * min(record.run_secs):.3f} ms"
+    print(f"best: {1e3 * record.median_secs:.3f} ms"
           + (f", {gflops:.1f} GFLOP/s" if gflops else "") + f" ({len(db)} records)")
     print(sch.trace)
     return 0

@@ -17,6 +17,7 @@ import codegen
 import tir
 from tir.schedule import Schedule, Trace
 from tirlite import meta_schedule as ms
+from tirlite.meta_schedule.target_info import TargetInfo
 from tirlite.meta_schedule.testing import te_workload as W
 
 
@@ -38,10 +39,14 @@ def tuned(tmp_path_factory, pools):
     return func, db, work_dir
 
 
+def _trials(db):
+    return [r for r in db.get_all_tuning_records() if not r.meta.get("confirmed")]
+
+
 def test_every_record_replays_and_computes_the_product(tuned):
     func, db, _ = tuned
     records = db.get_all_tuning_records()
-    assert 1 <= len(records) <= 6
+    assert 1 <= len(_trials(db)) <= 6
     rng = np.random.default_rng(0)
     a = rng.random((64, 32), dtype=np.float32)
     b = rng.random((32, 48), dtype=np.float32)
@@ -54,9 +59,24 @@ def test_every_record_replays_and_computes_the_product(tuned):
         assert rec.run_secs and min(rec.run_secs) > 0
 
 
-def test_compile_tir_gives_the_fastest_record(tuned):
+def test_the_run_ends_by_timing_its_fastest_and_the_default_again(tuned):
     func, db, _ = tuned
-    best = min(db.get_all_tuning_records(), key=lambda r: float(np.median(r.run_secs)))
+    confirmed = [r for r in db.get_all_tuning_records() if r.meta.get("confirmed")]
+    fastest = sorted(_trials(db), key=lambda r: r.median_secs)[:ms.tune.CONFIRM_TOP]
+    assert {tuple(r.meta["decisions"]) for r in fastest} <= \
+        {tuple(r.meta["decisions"]) for r in confirmed}
+    space = ms.tune.SearchSpace(tir.IRModule.from_expr(func), TargetInfo.from_target("llvm"))
+    assert space.generate("default").decisions in \
+        {tuple(r.meta["decisions"]) for r in confirmed}
+    for rec in confirmed:
+        assert len(rec.run_secs) == ms.tune.CONFIRM_ROUNDS and min(rec.run_secs) > 0
+        assert rec.meta["trial"] == -1
+
+
+def test_compile_tir_gives_the_fastest_confirmed_record(tuned):
+    func, db, _ = tuned
+    confirmed = [r for r in db.get_all_tuning_records() if r.meta.get("confirmed")]
+    best = min(confirmed, key=lambda r: float(np.median(r.run_secs)))
     sch = ms.tir_integration.compile_tir(db, func, "llvm")
     expected = Schedule(func)
     Trace.apply_json_to_schedule(best.trace, expected)
@@ -65,10 +85,10 @@ def test_compile_tir_gives_the_fastest_record(tuned):
 
 def test_a_run_resumes_from_its_database(tuned, pools):
     func, _, work_dir = tuned
-    before = len(ms.JSONDatabase(str(work_dir)).get_all_tuning_records())
+    before = len(_trials(ms.JSONDatabase(str(work_dir))))
     db = ms.tune_tir(func, "llvm", work_dir=str(work_dir), max_trials_global=before + 2,
                      num_trials_per_iter=2, seed=1, progress=False, **pools)
-    records = db.get_all_tuning_records()
+    records = _trials(db)
     assert before < len(records) <= before + 2
     decisions = [tuple(r.meta["decisions"]) for r in records]
     assert len(decisions) == len(set(decisions)), "a resumed run measured a candidate again"

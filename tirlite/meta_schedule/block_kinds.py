@@ -37,7 +37,7 @@ class Contraction:
     reduce: tuple[int, ...]
     vec: int           # the spatial axis that is the output's last (contiguous) index
     row: int           # a spatial axis the operand along ``vec`` does not use (register reuse)
-    pack_read: int | None  # ``cache_read``'s index of the operand along ``vec``, worth packing into panels
+    pack_read: int | None  # ``cache_read``'s index of the operand along ``vec``, to pack
 
 
 @attrs.frozen

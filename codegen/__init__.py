@@ -7,7 +7,8 @@
   under the current ``PassContext``, generates LLVM IR (llvm/), optimizes it
   at ``O3`` and JIT-compiles it into a ``Module``; ``lower`` stops after the
   passes. Config keys: ``codegen.llvm.fast_math``, ``codegen.llvm.opt_level``,
-  ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads.
+  ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads, or
+  ``n`` inside ``with codegen.num_threads(n):`` (codegen/parallel.py).
 - ``build_for_tuning(mod, target)``: ``build`` under ``TUNING_BUILD_CONFIG``
   (no bounds checks), for a tuner timing candidates it checks itself.
 - ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
@@ -39,6 +40,14 @@ def load_module(path: str):
     return _load(path)
 
 
+def num_threads(n: int):
+    """A context manager: parallel loops of calls made inside it, on this thread, use
+    ``n`` threads (codegen/parallel.py)."""
+    from .parallel import use_threads
+
+    return use_threads(n)
+
+
 def emulate(mod, sve_vector_length=None, **options):
     """Run an aarch64 module under QEMU (codegen/emulation.py): an ``EmulatedModule``."""
     from .emulation import emulate as _emulate
@@ -67,4 +76,5 @@ __all__ = [
     "emulate",
     "load_module",
     "lower",
+    "num_threads",
 ]

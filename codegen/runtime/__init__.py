@@ -1,0 +1,1 @@
+"""Native runtime support emitted as LLVM IR: the thread pool of parallel loops."""

@@ -62,9 +62,12 @@ VOID = ir.VoidType()
 MAX_TASKS = 256
 #: The return code of a launch when the thread count is invalid (see codegen/module.py).
 RUNTIME_ERROR = -2
-#: Pause-hint rounds a waiter spins before it sleeps (~50-150 µs on current x86 CPUs):
-#: longer than the gap between back-to-back launches, short enough not to hog a core.
-SPIN_ROUNDS = 4096
+#: Pause-hint rounds an idle worker spins before it sleeps (a pause is ~25-50 ns on
+#: current x86 CPUs): longer than the gap between back-to-back launches, short
+#: enough not to hog a core the program needs for something else.
+WORKER_SPIN = 2048
+#: Bounds of the rounds the owner spins at the join (see ``_join_rounds``).
+JOIN_SPIN_MIN, JOIN_SPIN_MAX = 128, 4096
 NO_TASK = 0xFFFFFFFF  # join.failed when no task failed (the identity of unsigned min)
 FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
 SIG_SETMASK = 2  # Linux
@@ -250,10 +253,10 @@ class PoolModule:
     # ------------------------------------------------------------ waiting
 
     def _spin_until_not(self, ptr: ir.Value, value: ir.Value) -> None:
-        """Spin up to SPIN_ROUNDS rounds while ``*ptr == value`` (may return early)."""
+        """Spin up to WORKER_SPIN rounds while ``*ptr == value`` (may return early)."""
         fn = self.b.function
         done = fn.append_basic_block("spun")
-        with self.count(c32(0), c32(SPIN_ROUNDS)):
+        with self.count(c32(0), c32(WORKER_SPIN)):
             now = self.load(ptr, order="acquire")
             still = self.b.icmp_unsigned("==", now, value)
             go_on = fn.append_basic_block("spin")
@@ -293,12 +296,13 @@ class PoolModule:
         self.b.ret(self._sleep_until_not(gen, self.slot(index, SLEEPING), seen))
         return fn
 
-    def _wait_join(self) -> None:
-        """The owner waits until every worker task of the launch has finished."""
+    def _wait_join(self, rounds: ir.Value) -> None:
+        """The owner waits until every worker task of the launch has finished: spins
+        ``rounds`` rounds, then sleeps."""
         remaining = self.field(self.join, REMAINING)
         fn = self.b.function
         done = fn.append_basic_block("joined")
-        with self.count(c32(0), c32(SPIN_ROUNDS)):
+        with self.count(c32(0), rounds):
             zero = self.b.icmp_unsigned("==", self.load(remaining, order="acquire"), c32(0))
             go_on = fn.append_basic_block("spin")
             self.b.cbranch(zero, done, go_on)
@@ -307,6 +311,27 @@ class PoolModule:
         self._sleep_until_not(remaining, self.field(self.join, CALLER_SLEEPING))
         self.b.branch(done)
         self.b.position_at_end(done)
+
+    def clock(self) -> ir.Value:
+        """A cycle counter (x86's TSC); 0 where reading one may trap (aarch64 user mode)."""
+        if self.arch != "x86_64":
+            return c64(0)
+        fn = self.module.globals.get("llvm.readcyclecounter") or ir.Function(
+            self.module, ir.FunctionType(I64, []), "llvm.readcyclecounter")
+        return self.b.call(fn, [])
+
+    def _join_rounds(self, ticks: ir.Value) -> ir.Value:
+        """How long the owner spins for the workers: about as long as its own task took
+        (the workers' tasks are as long, static chunks), within [JOIN_SPIN_MIN,
+        JOIN_SPIN_MAX]. A worker still running after that is likely preempted (a busy
+        machine): sleeping hands it this core sooner than spinning would."""
+        b = self.b
+        rounds = b.lshr(ticks, c64(6))  # a pause is ~40-140 cycles
+        rounds = b.select(b.icmp_unsigned("<", rounds, c64(JOIN_SPIN_MIN)), c64(JOIN_SPIN_MIN),
+                          rounds)
+        rounds = b.select(b.icmp_unsigned(">", rounds, c64(JOIN_SPIN_MAX)), c64(JOIN_SPIN_MAX),
+                          rounds)
+        return b.trunc(rounds, I32)
 
     # ------------------------------------------------------------ the worker
 
@@ -400,8 +425,9 @@ class PoolModule:
             self.store(b.add(self.load(gen, order="monotonic"), c32(1)), gen)
             with self.b.if_then(b.icmp_unsigned("!=", self.load(self.slot(i, SLEEPING)), c32(0))):
                 b.call(self.futex_wake, [gen, c32(1)])
+        start = self.clock()
         code = b.call(task, [c32(0), n, closure])
-        self._wait_join()
+        self._wait_join(self._join_rounds(b.sub(self.clock(), start)))
         with self.b.if_then(b.icmp_signed("!=", code, c32(0))):
             b.ret(code)  # task 0 is the lowest failing task
         failed = self.load(self.field(self.join, FAILED), order="monotonic")

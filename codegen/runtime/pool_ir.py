@@ -30,12 +30,15 @@ the workers do not invalidate each other's lines):
   ``i`` runs task ``i``: static chunking, the caller runs task 0). A worker's
   own generation word counts only its own launches, so it never wraps onto a
   value the worker is waiting to leave.
-- *Wait*: a worker spins (with the CPU's pause hint) on its generation word,
-  then sleeps on it with a futex; ``sleeping`` tells the owner to wake it.
+- *Wait*: a worker spins on its generation word (a few rounds with the CPU's
+  pause hint, then yielding the core, as TVM's pool does, so a busy machine
+  still runs the thread it waits for), then sleeps on it with a futex;
+  ``sleeping`` tells the owner to wake it.
   The store/load pairs are sequentially consistent, so either the owner sees
   ``sleeping`` or the worker sees the new generation before it sleeps.
-- *Join*: each worker decrements ``join.remaining``; the owner spins, then
-  sleeps on it; the last worker wakes a sleeping owner.
+- *Join*: each worker decrements ``join.remaining``; the owner spins about as
+  long as its own task took, then sleeps on it; the last worker wakes a
+  sleeping owner.
 - *Errors*: a task's non-zero code goes into its slot and the lowest failing
   task id into ``join.failed`` (an atomic min), so the launch returns the code
   of the lowest failing task: deterministic, as the old pool was.
@@ -62,10 +65,14 @@ VOID = ir.VoidType()
 MAX_TASKS = 256
 #: The return code of a launch when the thread count is invalid (see codegen/module.py).
 RUNTIME_ERROR = -2
-#: Pause-hint rounds an idle worker spins before it sleeps (a pause is ~25-50 ns on
-#: current x86 CPUs): longer than the gap between back-to-back launches, short
-#: enough not to hog a core the program needs for something else.
+#: Rounds an idle worker spins before it sleeps (~0.5-1 ms when the machine is idle):
+#: longer than the gap between back-to-back launches, short enough not to hog a core
+#: the program needs for something else.
 WORKER_SPIN = 2048
+#: Spin rounds with the pause hint (~25-50 ns each) before the rounds yield the core
+#: (see ``relax``). On a busy 2-core machine a long pause-only spin made a launch
+#: cost 2-5x more (15 µs instead of 3-4 µs): the thread waited for was preempted.
+PAUSE_ROUNDS = 8
 #: Bounds of the rounds the owner spins at the join (see ``_join_rounds``).
 JOIN_SPIN_MIN, JOIN_SPIN_MAX = 128, 4096
 NO_TASK = 0xFFFFFFFF  # join.failed when no task failed (the identity of unsigned min)
@@ -84,6 +91,7 @@ LIBC = {
     "pthread_setspecific": ir.FunctionType(I32, [I32, PTR]),
     "pthread_sigmask": ir.FunctionType(I32, [I32, PTR, PTR]),
     "sigfillset": ir.FunctionType(I32, [PTR]),
+    "sched_yield": ir.FunctionType(I32, []),
     "syscall": ir.FunctionType(I64, [I64], var_arg=True),
 }
 TASK = ir.FunctionType(I32, [I32, I32, PTR])
@@ -197,6 +205,17 @@ class PoolModule:
                 self.module, ir.FunctionType(VOID, [I32]), "llvm.aarch64.hint")
             self.b.call(fn, [c32(1)])
 
+    def relax(self, k: ir.Value) -> None:
+        """Round ``k`` of a spin-wait: the pause hint for the first PAUSE_ROUNDS rounds
+        (a launch that follows at once is seen within ~100 ns), then ``sched_yield``:
+        on a busy machine the thread we wait for may be queued behind us on this core."""
+        b = self.b
+        with b.if_else(b.icmp_unsigned("<", k, c32(PAUSE_ROUNDS))) as (early, late):
+            with early:
+                self.pause()
+            with late:
+                self.libc_call("sched_yield", [])
+
     def local(self, value: ir.Value) -> ir.Value:
         """A stack variable holding ``value`` (LLVM's mem2reg makes it a register)."""
         with self.b.goto_entry_block():
@@ -256,13 +275,13 @@ class PoolModule:
         """Spin up to WORKER_SPIN rounds while ``*ptr == value`` (may return early)."""
         fn = self.b.function
         done = fn.append_basic_block("spun")
-        with self.count(c32(0), c32(WORKER_SPIN)):
+        with self.count(c32(0), c32(WORKER_SPIN)) as k:
             now = self.load(ptr, order="acquire")
             still = self.b.icmp_unsigned("==", now, value)
             go_on = fn.append_basic_block("spin")
             self.b.cbranch(still, go_on, done)
             self.b.position_at_end(go_on)
-            self.pause()
+            self.relax(k)
         self.b.branch(done)
         self.b.position_at_end(done)
 
@@ -302,12 +321,12 @@ class PoolModule:
         remaining = self.field(self.join, REMAINING)
         fn = self.b.function
         done = fn.append_basic_block("joined")
-        with self.count(c32(0), rounds):
+        with self.count(c32(0), rounds) as k:
             zero = self.b.icmp_unsigned("==", self.load(remaining, order="acquire"), c32(0))
             go_on = fn.append_basic_block("spin")
             self.b.cbranch(zero, done, go_on)
             self.b.position_at_end(go_on)
-            self.pause()
+            self.relax(k)
         self._sleep_until_not(remaining, self.field(self.join, CALLER_SLEEPING))
         self.b.branch(done)
         self.b.position_at_end(done)

@@ -36,6 +36,7 @@ import os
 import platform
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 
 from .runtime.pool_ir import MAX_TASKS, RUNTIME_ERROR
@@ -206,7 +207,12 @@ def _make_pool() -> _NativePool | None:
 
     if not sys.platform.startswith("linux") or arch not in SYS_FUTEX:
         return None
-    pool = _NativePool(arch)
+    try:
+        pool = _NativePool(arch)
+    except Exception as err:  # noqa: BLE001 (a pool that cannot be built must not stop builds)
+        warnings.warn(f"tirlite: the native thread pool could not be built ({err}); "
+                      "parallel loops run serially", RuntimeWarning, stacklevel=3)
+        return None
     if not pool.start():
         return None  # no pthread key: run serially
     atexit.register(_shutdown)

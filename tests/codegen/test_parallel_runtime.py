@@ -26,6 +26,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXTENTS = (0, 1, 2, 3, 5, 8, 13)
 
 
+def _loop(ib, extent, k, kind):
+    """A loop of ``kind``: "serial", "parallel" or "dynamic" (parallel, dynamic schedule)."""
+    if kind == "dynamic":
+        return ib.for_range(0, extent, name=f"i{k}", kind="parallel",
+                            annotations={"parallel_schedule": "dynamic"})
+    return ib.for_range(0, extent, name=f"i{k}", kind=kind)
+
+
 def nest(shape, kinds, symbolic=False):
     """B[idx] = A[idx] * 3 + sum(i_k * 10**k), asserting A[idx] >= 0, over loops of ``kinds``."""
     dims = [tir.size_var(f"n{k}") if symbolic else e for k, e in enumerate(shape)]
@@ -34,7 +42,7 @@ def nest(shape, kinds, symbolic=False):
     ib = ir_builder.create()
     a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
     with contextlib.ExitStack() as stack:
-        idx = tuple(stack.enter_context(ib.for_range(0, d, name=f"i{k}", kind=kind))
+        idx = tuple(stack.enter_context(_loop(ib, d, k, kind))
                     for k, (d, kind) in enumerate(zip(dims, kinds)))
         ib.emit(tir.AssertStmt(a[idx] >= 0, "negative input", tir.Evaluate(0)))
         value = a[idx] * 3
@@ -65,8 +73,8 @@ def test_random_parallel_nests_agree_with_serial_and_interpreter(seed):
     rng = np.random.default_rng(seed)
     depth = int(rng.integers(1, 4))
     shape = tuple(int(rng.choice(EXTENTS)) for _ in range(depth))
-    kinds = tuple(str(rng.choice(["serial", "parallel"])) for _ in range(depth))
-    kinds = kinds if "parallel" in kinds else ("parallel",) + kinds[1:]
+    kinds = tuple(str(rng.choice(["serial", "parallel", "dynamic"])) for _ in range(depth))
+    kinds = kinds if set(kinds) != {"serial"} else ("parallel",) + kinds[1:]
     symbolic = bool(rng.integers(2))
     threaded = codegen.build(nest(shape, kinds, symbolic))
     serial = codegen.build(nest(shape, ("serial",) * depth, symbolic))
@@ -266,3 +274,50 @@ def test_more_threads_than_cores():
         for _ in range(50):
             np.testing.assert_array_equal(run(mod, a),
                                           a * 3 + np.add.outer(np.arange(64), np.arange(9) * 10))
+
+
+def _triangle(schedule=None):
+    """A[i] = number of j < i, the iterations of uneven cost a dynamic schedule is for."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), "int64", name="A")
+    ib = ir_builder.create()
+    a = ib.buffer_ptr(A)
+    notes = {"parallel_schedule": schedule} if schedule else None
+    with ib.for_range(0, n, name="i", kind="parallel", annotations=notes) as i:
+        with ib.for_range(0, i, name="j"):
+            a[i] = a[i] + 1
+    return tir.PrimFunc([A], ib.get())
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 100, 3001])
+def test_dynamic_schedule_runs_every_iteration_once(size):
+    mod = codegen.build(_triangle("dynamic"))
+    assert "atomicrmw add" in mod.get_source("ll")
+    for threads in (1, 2, 3, 8):
+        x = np.zeros(size, "int64")
+        with codegen.num_threads(threads):
+            mod(x)
+        np.testing.assert_array_equal(x, np.arange(size))
+
+
+def test_dynamic_schedule_from_a_schedule_annotation():
+    from tir import te
+
+    a = te.placeholder((1000,), "float32", "a")
+    b = te.compute((1000,), lambda i: a[i] * 2.0, name="b")
+    sch = tir.Schedule(te.create_prim_func([a, b]))
+    (i,) = sch.get_loops(sch.get_block("b"))
+    sch.parallel(i)
+    sch.annotate(i, "parallel_schedule", "dynamic")
+    mod = codegen.build(sch.mod)
+    assert "atomicrmw add" in mod.get_source("ll")
+    x, y = np.arange(1000, dtype="float32"), np.zeros(1000, "float32")
+    with codegen.num_threads(2):
+        mod(x, y)
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_an_unknown_schedule_is_a_clear_error():
+    with pytest.raises(ValueError, match="parallel loop i: annotation 'parallel_schedule' must "
+                                         "be one of .'static', 'dynamic'., got 'guided'"):
+        codegen.build(_triangle("guided"))

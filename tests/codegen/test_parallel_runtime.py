@@ -321,3 +321,19 @@ def test_an_unknown_schedule_is_a_clear_error():
     with pytest.raises(ValueError, match="parallel loop i: annotation 'parallel_schedule' must "
                                          "be one of .'static', 'dynamic'., got 'guided'"):
         codegen.build(_triangle("guided"))
+
+
+@pytest.mark.parametrize("triple", ["x86_64-linux-gnu", "aarch64-linux-gnu"])
+def test_the_pool_compiles_for_both_supported_architectures(triple):
+    from codegen.llvm import machine
+    from codegen.runtime import pool_ir
+
+    arch = triple.split("-")[0]
+    addresses = {name: 0x1000 + 16 * k for k, name in enumerate(pool_ir.LIBC)}
+    module = machine.parse(str(pool_ir.PoolModule(arch, addresses).emit()))
+    asm = machine.target_machine(codegen.Target(f"llvm -mtriple={triple}")).emit_assembly(module)
+    assert "tirlite_pool_launch:" in asm
+    assert ("pause" if arch == "x86_64" else "yield") in asm
+    with pytest.raises(ValueError, match="the native pool supports .'aarch64', 'x86_64'., "
+                                         "not 'riscv64'"):
+        pool_ir.PoolModule("riscv64", addresses)

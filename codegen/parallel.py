@@ -164,7 +164,6 @@ class _NativePool:
         self.launch_address = self._address("tirlite_pool_launch")
         i32, void = ctypes.c_int32, None
         self.init = self._function("tirlite_pool_init", i32, i32)
-        self.set_default = self._function("tirlite_pool_set_default", void, i32)
         self.set_thread_count = self._function("tirlite_pool_set_thread_count", i32, i32)
         self.workers = self._function("tirlite_pool_workers", i32)
         self.worker_runs = self._function("tirlite_pool_worker_runs", i32, i32)

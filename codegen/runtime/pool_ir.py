@@ -113,11 +113,6 @@ REMAINING, CALLER_SLEEPING, FAILED = range(3)
 CONF = ir.LiteralStructType([I32, I32, I32, I32, I32])
 LOCK, DEFAULT, KEY, WORKERS, STOP = range(5)
 
-#: The exported functions: name -> what codegen/parallel.py calls them with.
-EXPORTS = ("tirlite_pool_launch", "tirlite_pool_init", "tirlite_pool_set_default",
-           "tirlite_pool_set_thread_count", "tirlite_pool_workers", "tirlite_pool_worker_runs",
-           "tirlite_pool_shutdown", "tirlite_pool_after_fork")
-
 
 def c32(value: int) -> ir.Constant:
     return ir.Constant(I32, value)
@@ -158,7 +153,6 @@ class PoolModule:
         self.run_pool = self._run_pool()
         self._launch()
         self._init()
-        self._set_default()
         self._set_thread_count()
         self._workers()
         self._worker_runs()
@@ -500,12 +494,6 @@ class PoolModule:
         self.store(fn.args[0], self.field(self.conf, DEFAULT))
         key = self.field(self.conf, KEY)
         b.ret(self.libc_call("pthread_key_create", [key, ir.Constant(PTR, None)]))
-
-    def _set_default(self) -> None:
-        fn = self._function("tirlite_pool_set_default", ir.FunctionType(VOID, [I32]),
-                            export=True)
-        self.store(fn.args[0], self.field(self.conf, DEFAULT))
-        self.b.ret_void()
 
     def _set_thread_count(self) -> None:
         """``set_thread_count(n)``: this thread's count (0: the default); returns the old."""

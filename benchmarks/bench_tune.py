@@ -17,7 +17,8 @@ Candidates, each on one thread, each checked against NumPy before it is timed:
   tiles it was written with;
 - **numpy**: NumPy on OpenBLAS (``threadpoolctl`` names the kernel it picked;
   under an AVX2 override, ``OPENBLAS_CORETYPE=Haswell`` makes it pick the AVX2
-  one) and **torch** (PyTorch's CPU matmul, oneDNN/MKL) where installed;
+  one, and ``NPY_DISABLE_CPU_FEATURES`` keeps NumPy's own loops on AVX2) and
+  **torch** (PyTorch's CPU matmul, oneDNN/MKL) where installed;
 - **tvm ms**: TVM's MetaSchedule ``tune_tir`` at the same trial budget, and
   **halide m16** / **halide a19**: Halide's Mullapudi2016 and Adams2019
   autoschedulers, in their own venvs (bench_tune_tvm.py, bench_tune_halide.py;
@@ -38,6 +39,11 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
     os.environ[_var] = "1"
 if _OVERRIDE and "avx512" not in _OVERRIDE:
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")  # OpenBLAS's AVX2 kernels
+    # NumPy's exp, max and sum dispatch on the real CPU: without this its AVX-512 loops
+    # would stand in for an AVX2 machine's (names of NumPy 2.4 and of 1.x; unknown ones
+    # are ignored)
+    os.environ.setdefault("NPY_DISABLE_CPU_FEATURES",
+                          "X86_V4 AVX512_SPR AVX512_ICL AVX512_CNL AVX512_CLX AVX512_SKX AVX512F")
 
 import argparse  # noqa: E402
 import json  # noqa: E402

@@ -63,6 +63,9 @@ def default_pipeline() -> list:
         transform.HoistVectorBoundChecks(),
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
+        # Parallel loops whose iterations share memory -> a parallel reduction (partial
+        # results per chunk, folded in order), else a serial loop; a remark says which.
+        transform.LegalizeParallelLoops(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.
         transform.VectorizeReductions(),
         # A[i * s] in vectorized loops -> if s == 1: contiguous copy of the loop, else: as is.

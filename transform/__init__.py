@@ -32,3 +32,4 @@ from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
 from .vectorize_reductions import VectorizeReductions
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper
+from .parallel import LegalizeParallelLoops, ParallelRemark

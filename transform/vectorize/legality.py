@@ -172,7 +172,7 @@ def _dependences(accesses: list[Access], var: Var, lanes: int, min_: PrimExpr,
     if written & shared:  # a store to one param may change what any other one holds
         written |= shared
     opaque = any(a.data is None for a in accesses)
-    pairs = _Pairs(var, lanes, min_, analyzer, written, opaque)
+    pairs = PairTest(var, lanes, min_, analyzer, written, opaque)
     for a, b in itertools.combinations_with_replacement(accesses, 2):
         if not (a.is_write or b.is_write) or not may_share(a.data, b.data, shared):
             continue
@@ -182,8 +182,12 @@ def _dependences(accesses: list[Access], var: Var, lanes: int, min_: PrimExpr,
                 yield dep
 
 
-class _Pairs:
-    """The test for one ordered pair: ``first`` in lane ``v``, ``second`` in a later lane."""
+class PairTest:
+    """The test for one ordered pair: ``first`` in lane ``v``, ``second`` in a later lane.
+
+    ``lanes`` is how many iterations run together (for a parallel loop: its trip count);
+    ``written`` the data vars the loop writes; ``opaque`` whether it calls opaque functions.
+    """
 
     def __init__(self, var: Var, lanes: int, min_: PrimExpr, analyzer: Analyzer,
                  written: set[int], opaque: bool):
@@ -209,6 +213,12 @@ class _Pairs:
                 carried = self._uniform(first) and self._uniform(second)
                 return Dependence(first, second, distance, unit, carried)
         return None
+
+    def may_meet_elsewhere(self, first: Access, second: Access) -> bool:
+        """Whether ``first`` (iteration ``v``) and ``second`` (any later iteration) may touch
+        one element, wherever in the body they sit: the test for threads, which run whole
+        iterations at once in any order (``transform/parallel/conflicts.py``)."""
+        return self._may_meet(first, second, [], None)[0]
 
     def _fixed_element(self, access: Access) -> bool:
         """Whether the access touches one element throughout the loop (no loop var in it)."""

@@ -163,21 +163,24 @@ class Refusal:
     reason: str
 
 
-def find_reductions(loop: For, shared: frozenset = DISTINCT
+def find_reductions(loop: For, shared: frozenset = DISTINCT, nested: bool = False
                     ) -> tuple[list[Reduction], list[Refusal]]:
     """The reductions of ``loop``'s body and the refused look-alikes (see the module doc).
 
     ``shared``: the data vars that may be one memory (``aliasing.shared_memory``);
     an accumulator that may share memory with another buffer of the loop is refused.
+    ``nested``: accept updates anywhere in the body, in nested loops too (a parallel
+    loop's reductions: a thread runs a whole iteration in order, so only the accumulator
+    is shared between iterations).
     """
     inner = _bound_vars(loop)
-    top = _under_ifs(loop.body)
+    top = _stores(loop.body) if nested else _under_ifs(loop.body)
     found: list[Reduction] = []
     refused: list[Refusal] = []
     for store in _stores(loop.body):
         if not _looks_like_accumulation(store, inner):
             continue
-        reason = _why_not(store, inner, loop, top) or _sharing(loop, [store], shared)
+        reason = _why_not(store, inner, loop, top, nested) or _sharing(loop, [store], shared)
         if reason is None:
             found.append(_reduction(store, conditional=not any(s is store for s in
                                                                _top_level(loop.body))))
@@ -202,7 +205,8 @@ def _looks_like_accumulation(store: BufferStore, inner: set) -> bool:
     return not _uses(store.indices, inner) or _has_load(store.indices)
 
 
-def _why_not(store: BufferStore, inner: set, loop: For, top: list) -> str | None:
+def _why_not(store: BufferStore, inner: set, loop: For, top: list,
+             nested: bool = False) -> str | None:
     name = store.buffer.name
     if _has_load(store.indices) or _uses(store.indices, inner):
         return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
@@ -212,7 +216,7 @@ def _why_not(store: BufferStore, inner: set, loop: For, top: list) -> str | None
         return f"the store to {name} is predicated"
     if not any(s is store for s in top):
         return f"{describe(store)} is inside a nested loop or a let"
-    if _has_vectorized_loop(loop.body):
+    if not nested and _has_vectorized_loop(loop.body):
         return "the loop has a vectorized loop inside"
     if store.value.dtype not in _TYPES:
         return f"{store.value.dtype} reductions are not vectorized"

@@ -27,7 +27,8 @@ from tir.schedule import Schedule, ScheduleError, analysis, tree
 from .block_kinds import BlockKind, classify
 from .rules.contraction import schedule_contraction
 from .rules.elementwise import schedule_elementwise
-from .rules.rows import schedule_reduction, schedule_row_group
+from .rules.reduction import schedule_reduction
+from .rules.rows import schedule_row_group
 from .sampler import Sampler
 from .target_info import TargetInfo
 

@@ -85,14 +85,3 @@ def _vectorize_inner(sch: Schedule, loop: Any, extent: int, lanes: int, sampler:
     if widths:
         loop = sch.split(loop, [None, sampler.choose(sch, widths, len(widths) - 1)])[1]
     sch.vectorize(loop)
-
-
-def schedule_reduction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampler: Sampler,
-                       elem_bytes: int) -> str | None:
-    """A reduction outside any row group: its spatial loops in parallel."""
-    block = sch.get_block(kind.name)
-    ivs = sch.get(block).iter_vars
-    loops = sch.get_loops(block)
-    spatial = [lp for lp, iv in zip(loops, ivs) if not iv.is_reduce]
-    parallel_outer(sch, spatial, kind, info, sampler)
-    return None

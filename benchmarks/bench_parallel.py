@@ -19,6 +19,10 @@ result checked against NumPy first:
 - **stream**: ``a = b * 2 + c`` over 16M float32 (the loop split in blocks of
   64K elements, the blocks parallel): memory-bound, so the speed-up is what
   the memory system gives; NumPy (one thread, two ufuncs) for scale.
+- **sum**: ``sum(A)`` over 4M float32 (16 MB) under ``ms.apply_default_schedule``
+  (for n threads: ``rfactor`` into 64 chunks run in parallel, each chunk's
+  partials in vector lanes), beside numba's ``prange`` reduction, TVM with the
+  same two ``rfactor`` steps written by hand, and NumPy's ``sum`` (one thread).
 - **matmul512, matmul1024, conv**: ``ms.apply_default_schedule`` (the tuner's
   rules, no search) under ``codegen.num_threads(n)``, so the rules add a
   parallel loop when n > 1; the 1-thread time is the 1-thread schedule's.
@@ -67,6 +71,7 @@ from tir import ir_builder  # noqa: E402
 CORES = os.cpu_count() or 1
 BLOCK = 1 << 16  # elements per task of the streaming kernel (as bench_parallel_peer.py)
 STREAM = 1 << 24
+SUM = 1 << 22
 KERNELS = ("matmul512", "matmul1024", "conv")
 
 
@@ -115,6 +120,18 @@ def stream_kernel(n: int):
             k = o * BLOCK + i
             pa[k] = pb[k] * 2.0 + pc[k]
     return codegen.build(tir.PrimFunc([a, b, c], ib.get()))["main"]
+
+
+def sum_kernel(n: int, threads: int):
+    """``B[0] = sum(A)`` under the default schedule made for ``threads`` threads."""
+    from tir import te
+    from tirlite import meta_schedule as ms
+
+    A = te.placeholder((n,), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    B = te.compute((1,), lambda _: te.sum(A[k], axis=k), name="B")
+    with codegen.num_threads(threads):
+        return codegen.build(ms.apply_default_schedule(te.create_prim_func([A, B]), "llvm"))
 
 
 def scheduled(kernel: str, threads: int, quick: bool):
@@ -168,6 +185,21 @@ def stream_rows(args) -> dict:
     return {"tirlite": rows, "numpy_1": median_ms(numpy_stream, args.runs)}
 
 
+def sum_rows(args) -> dict:
+    n = SUM // 16 if args.quick else SUM
+    a = np.random.default_rng(0).random(n, dtype=np.float32)
+    want = float(a.sum(dtype=np.float64))
+    out = np.zeros(1, np.float32)
+    rows = {}
+    for threads in thread_counts():
+        fn = sum_kernel(n, threads)
+        with codegen.num_threads(threads):
+            fn(a, out)
+            assert abs(out[0] - want) <= 1e-5 * want, "tirlite sum: wrong result"
+            rows[threads] = median_ms(lambda: fn(a, out), args.runs)
+    return {"tirlite": rows, "numpy_1": median_ms(lambda: a.sum(), args.runs)}
+
+
 def kernel_rows(kernel: str, args) -> dict:
     data = common.arrays(kernel, args.quick)
     want = common.expected(kernel, data)
@@ -203,9 +235,10 @@ def peer_rows(peer: str, python: str | None, args) -> dict | str:
     if python is None:
         return "not installed (see the docstring)"
     config = {"repeats": args.repeats, "runs": args.runs,
-              "stream": STREAM // 16 if args.quick else STREAM}
+              "stream": STREAM // 16 if args.quick else STREAM,
+              "sum": SUM // 16 if args.quick else SUM}
     counts = [[n] for n in thread_counts()] if peer == "tvm" else [thread_counts()]
-    merged: dict = {"launch_us": {}, "stream_ms": {}}
+    merged: dict = {"launch_us": {}, "stream_ms": {}, "sum_ms": {}}
     for threads in counts:
         env = {**os.environ, "TVM_NUM_THREADS": str(threads[0])} if peer == "tvm" else None
         proc = subprocess.run([python, str(ROOT / "benchmarks" / "bench_parallel_peer.py"), peer,
@@ -215,7 +248,7 @@ def peer_rows(peer: str, python: str | None, args) -> dict | str:
             return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
         out = json.loads(proc.stdout)
         merged["version"] = out["version"]
-        for key in ("launch_us", "stream_ms"):
+        for key in ("launch_us", "stream_ms", "sum_ms"):
             merged[key].update({int(k): v for k, v in out[key].items()})
     return merged
 
@@ -252,6 +285,13 @@ def report(results: dict) -> None:
         cells += [f"{p} {fmt(rows['stream_ms'].get(threads))}" for p, rows in peers.items()
                   if not isinstance(rows, str)]
         print(f"  {threads} threads: " + "  ".join(cells))
+    total = results["sum"]
+    print(f"\nsum(A), ms (numpy, 1 thread: {fmt(total['numpy_1'])})")
+    for threads, ms in total["tirlite"].items():
+        cells = [f"tirlite {fmt(ms)}"]
+        cells += [f"{p} {fmt(rows['sum_ms'].get(threads))}" for p, rows in peers.items()
+                  if not isinstance(rows, str)]
+        print(f"  {threads} threads: " + "  ".join(cells))
     for kernel in KERNELS:
         rows = results[kernel]
         base, blas_base = rows[1]["tirlite_ms"], rows[1]["openblas_ms"]
@@ -281,6 +321,7 @@ def main() -> None:
     print(f"{CORES} cores, load average {results['load_before']}")
     results["launch"] = launch_rows(args)
     results["stream"] = stream_rows(args)
+    results["sum"] = sum_rows(args)
     for kernel in KERNELS:
         results[kernel] = kernel_rows(kernel, args)
     for peer in ("tvm", "numba"):

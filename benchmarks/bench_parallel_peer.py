@@ -3,16 +3,20 @@
     $TVM_PYTHON benchmarks/bench_parallel_peer.py tvm CONFIG_JSON      # TVM_NUM_THREADS set
     $NUMBA_PYTHON benchmarks/bench_parallel_peer.py numba CONFIG_JSON
 
-CONFIG_JSON: ``{"threads": [1, 2], "repeats": 1000, "runs": 15, "stream": 16777216}``.
-Prints one JSON line: ``{"version": ..., "launch_us": {threads: µs}, "stream_ms":
-{threads: ms}}``, medians of ``runs`` timed calls after a warm-up, each result
-checked against NumPy first. NumPy only besides the peer, so it runs in any venv.
+CONFIG_JSON: ``{"threads": [1, 2], "repeats": 1000, "runs": 15, "stream": 16777216,
+"sum": 4194304}``. Prints one JSON line: ``{"version": ..., "launch_us": {threads: µs},
+"stream_ms": {threads: ms}, "sum_ms": {threads: ms}}``, medians of ``runs`` timed
+calls after a warm-up, each result checked against NumPy first. NumPy only besides
+the peer, so it runs in any venv.
 
 The kernels are bench_parallel.py's: ``repeats`` launches of a parallel loop of
 ``threads`` iterations doing ``A[i] += 1`` inside one call (the time per launch,
-without the Python call), and the streaming ``a = b * 2 + c`` with its outer
-loop parallel. TVM reads its thread count once per process (``TVM_NUM_THREADS``),
-so bench_parallel.py starts one TVM worker per count; numba sets it per call.
+without the Python call), the streaming ``a = b * 2 + c`` with its outer
+loop parallel, and ``sum(A)`` (numba: a ``prange`` reduction; TVM: the
+schedule tirlite's default makes, written by hand: ``rfactor`` into 64
+parallel chunks, then ``rfactor`` over a 16-lane split, vectorized). TVM reads its
+thread count once per process (``TVM_NUM_THREADS``), so bench_parallel.py starts one
+TVM worker per count; numba sets it per call.
 """
 
 from __future__ import annotations
@@ -74,9 +78,36 @@ def tvm_rows(config: dict) -> dict:
     ta, tb, tc = (tvm.runtime.tensor(x, dev) for x in arrs)
     stream(tb, tc, ta)
     assert np.array_equal(ta.numpy(), arrs[1] * 2 + arrs[2]), "TVM stream: wrong result"
+    total, data, out_ = tvm_sum(config["sum"], dev)
+    total(data, out_)
+    want = float(data.numpy().sum(dtype=np.float64))
+    assert abs(out_.numpy()[0] - want) <= 1e-5 * want, "TVM sum: wrong result"
     return {"version": tvm.__version__,
             "launch_us": {threads: median_s(lambda: launch(a), config["runs"]) / repeats * 1e6},
-            "stream_ms": {threads: median_s(lambda: stream(tb, tc, ta), config["runs"]) * 1e3}}
+            "stream_ms": {threads: median_s(lambda: stream(tb, tc, ta), config["runs"]) * 1e3},
+            "sum_ms": {threads: median_s(lambda: total(data, out_), config["runs"]) * 1e3}}
+
+
+def tvm_sum(n: int, dev) -> tuple:
+    """TVM's sum(A): rfactor into 64 parallel chunks, then over 16 lanes, vectorized."""
+    import tvm
+    from tvm import te
+
+    A = te.placeholder((n,), "float32", "A")
+    k = te.reduce_axis((0, n), "k")
+    B = te.compute((1,), lambda _: te.sum(A[k], axis=k), name="B")
+    sch = tvm.s_tir.Schedule(te.create_prim_func([A, B]))
+    _, kk = sch.get_loops(sch.get_sblock("B"))
+    ko, _ = sch.split(kk, [64, None])
+    chunked = sch.rfactor(ko, 0)
+    loops = sch.get_loops(chunked)
+    sch.parallel(loops[-2])
+    _, lanes = sch.split(loops[-1], [None, 16])
+    partials = sch.rfactor(lanes, 2)
+    sch.vectorize(sch.get_loops(partials)[-1])
+    fn = tvm.compile(sch.mod["main"], target="llvm")["main"]
+    data = tvm.runtime.tensor(np.random.default_rng(0).random(n, dtype=np.float32), dev)
+    return fn, data, tvm.runtime.tensor(np.zeros(1, np.float32), dev)
 
 
 def numba_rows(config: dict) -> dict:
@@ -94,8 +125,17 @@ def numba_rows(config: dict) -> dict:
         for i in prange(a.shape[0]):
             a[i] = b[i] * np.float32(2) + c[i]
 
+    @njit(parallel=True)
+    def total(a):
+        s = np.float32(0)
+        for i in prange(a.shape[0]):
+            s += a[i]
+        return s
+
     repeats, result = config["repeats"], {"version": numba.__version__, "launch_us": {},
-                                          "stream_ms": {}}
+                                          "stream_ms": {}, "sum_ms": {}}
+    data = np.random.default_rng(0).random(config["sum"], dtype=np.float32)
+    want = float(data.sum(dtype=np.float64))
     arrs = stream_arrays(config["stream"])
     for threads in config["threads"]:
         numba.set_num_threads(threads)
@@ -107,6 +147,9 @@ def numba_rows(config: dict) -> dict:
         result["launch_us"][threads] = (
             median_s(lambda: launches(a, repeats), config["runs"]) / repeats * 1e6)
         result["stream_ms"][threads] = median_s(lambda: stream(*arrs), config["runs"]) * 1e3
+        # (float32 running sums: 1e-3, not the 1e-5 of the others)
+        assert abs(total(data) - want) <= 1e-3 * want, "numba sum: wrong result"
+        result["sum_ms"][threads] = median_s(lambda: total(data), config["runs"]) * 1e3
     return result
 
 

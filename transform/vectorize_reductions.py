@@ -379,13 +379,17 @@ class _SearchPlan(_Plan):
     def __init__(self, loop: For, search: Search, vl: int, count: PrimExpr, k: int):
         super().__init__(loop, [], vl, count, k)
         self.search = search
-        self.note = f"search of {load_of(search.best_store)}, {load_of(search.index_store)}"
+        self.note = f"search of {_searched(search)}"
 
     def rewrite(self) -> Stmt:
         """Lanes start at the current best (index: a sentinel), update by Select, combine."""
         s, size = self.search, self.k * self.vl
         best = local_buffer(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
-        where = local_buffer(f"{s.index_store.buffer.name}_lanes", self.dtype, size)
+        # without an index store, the lanes' indices still pick the serial loop's value
+        # among equal ones (the first or last, a zero's sign included)
+        name = (f"{s.index_store.buffer.name}_lanes" if s.index_store is not None
+                else f"{s.best_store.buffer.name}_where")
+        where = local_buffer(name, self.dtype, size)
         inits = [BufferStore(buf, Broadcast(value, self.vl), [self._lanes(c)])
                  for c in range(self.k)
                  for buf, value in ((best, load_of(s.best_store)), (where, self._sentinel()))]
@@ -428,20 +432,21 @@ class _SearchPlan(_Plan):
         worst = Broadcast(identity(s.best, vdt), vl)
         lane = [Select(EQ(w, Broadcast(at, vl)), b, worst) for b, w in zip(bests, wheres)]
         value = Call(vdt, f"tir.vector_reduce_{s.best}", [tree(pick, lane)])
-        found = SeqStmt([
-            BufferStore(s.best_store.buffer, value, list(s.best_store.indices)),
-            BufferStore(s.index_store.buffer,
-                        substitute(s.index_store.value, {self.loop.loop_var: at}),
-                        list(s.index_store.indices))])
+        found: Stmt = BufferStore(s.best_store.buffer, value, list(s.best_store.indices))
+        if s.index_store is not None:
+            found = SeqStmt([found, BufferStore(
+                s.index_store.buffer, substitute(s.index_store.value, {self.loop.loop_var: at}),
+                list(s.index_store.indices))])
         return LetStmt(m, top, LetStmt(at, first, IfThenElse(NE(at, self._sentinel()), found)))
 
     def reason(self, why: str) -> str:
         """The remark's reason."""
         s = self.search
         which = "first" if s.first else "last"
-        return (f"search {load_of(s.best_store)}, {load_of(s.index_store)} (the {which} index of "
-                f"the {s.best}): {self.k} x {self.vl} lanes of values and indices ({why}), "
-                "combined after the loop")
+        what = (f"the {which} index of the {s.best}" if s.index_store is not None
+                else f"the {s.best}, the {which} of equal values kept")
+        return (f"search {_searched(s)} ({what}): {self.k} x {self.vl} lanes of values and "
+                f"indices ({why}), combined after the loop")
 
 
 class _FirstMatchPlan(_Plan):
@@ -547,6 +552,12 @@ class _ScalablePlan:
         for acc in accs.values():
             result = allocate(acc, result)
         return result
+
+
+def _searched(s: Search) -> str:
+    """``M[0], K[0]`` (or ``M[0]`` alone): what a search stores."""
+    stores = [x for x in (s.best_store, s.index_store) if x is not None]
+    return ", ".join(str(load_of(x)) for x in stores)
 
 
 def _names(reductions: list[Reduction]) -> str:

@@ -117,6 +117,22 @@ def argbest(dtype: str = "float32", compare: str = ">", index_dtype: str = "int3
     return tir.PrimFunc([A, M, K], ib.get())
 
 
+def guarded_best(dtype: str = "float32", compare: str = ">", absolute: bool = False,
+                 n=None) -> tir.PrimFunc:
+    """``if v CMP M[0]: M[0] = v`` with ``v`` ``A[i]`` (or ``abs(A[i])``) over a vectorized
+    loop: the best value alone, written as a guarded update; call as ``(a, m)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    M = tir.decl_buffer((1,), dtype, "M")
+    ib = ir_builder.create()
+    a, m = ib.buffer_ptr(A), ib.buffer_ptr(M)
+    with _loop(ib, n, None) as i:
+        v = tir.abs(a[i]) if absolute else a[i]
+        with ib.if_scope(COMPARES[compare](v, m[0])):
+            m[0] = v
+    return tir.PrimFunc([A, M], ib.get())
+
+
 def argmax(dtype: str = "float32", n=None) -> tir.PrimFunc:
     """The first index of the maximum (``>``), as ``np.argmax`` on data without NaN."""
     return argbest(dtype, ">", n=n)

@@ -1,11 +1,12 @@
-"""Index-of-max/min loops (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``) and first-match loops
+"""Index-of-max/min loops (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``), the guarded max/min
+alone (``if A[i] > M[0]: M[0] = A[i]``) and first-match loops
 (``if K[0] == -1 and A[i] > t: K[0] = i``) built end to end: the vectorized build, the serial
 build and the interpreter agree bit for bit, with ties, NaN, signed zeros, all-equal data and
 no update at all (M and K keep their start)."""
 
 import numpy as np
 import pytest
-from reduction_kernels import COMPARES, argbest, argmax, first_match
+from reduction_kernels import COMPARES, argbest, argmax, first_match, guarded_best
 
 import codegen
 import transform
@@ -125,3 +126,37 @@ def test_first_match_matches_serial_and_interpreter(dtype, index_dtype):
                     got.append(int(k[0]))
                 want = int(np.argmax(a > 2)) if k0 == -1 and (a > 2).any() else k0
                 assert got == [want] * len(got), (n, density, k0, got)
+
+
+@pytest.mark.parametrize("absolute", [False, True], ids=["a", "abs(a)"])
+@pytest.mark.parametrize("compare", list(COMPARES))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "int32"])
+def test_guarded_max_min_matches_serial_and_interpreter(dtype, compare, absolute):
+    """The value alone, kept as ``CMP`` keeps it: NaN never taken, the first (strict) or
+    last of equal values, so +0.0 and -0.0 come out as in the serial loop."""
+    func = guarded_best(dtype, compare, absolute)
+    with transform.collect_remarks() as remarks:
+        vector = build(func)
+    assert any("vectorized: search M[0] (the" in str(r) for r in remarks), remarks
+    serial, interp = build(func, SERIAL), build(func, target="interp")
+    rng = np.random.default_rng(len(dtype) + len(compare) + absolute)
+    floats = dtype.startswith("f")
+    kinds = ["ties", "equal"] + (["random", "nan", "zeros"] if floats else [])
+    starts = [np.inf if "<" in compare else -np.inf, 2, np.nan, 0.0, -0.0] if floats \
+        else [np.iinfo(dtype).max if "<" in compare else np.iinfo(dtype).min, 2]
+
+    def run1(mod, a, m0):
+        m = np.array([m0], dtype)
+        mod["main"](a.copy(), m)
+        return m.tobytes()
+
+    for n in sizes(dtype):
+        for kind in kinds:
+            a = data(dtype, n, rng, kind)
+            if not floats:
+                a -= 2  # negative values: abs of them, and of the minimum, is in the data
+            for m0 in starts:
+                want = run1(serial, a, m0)
+                assert run1(vector, a, m0) == want, (n, kind, m0)
+                if n < 40 and kind in ("ties", "nan", "zeros"):
+                    assert run1(interp, a, m0) == want, (n, kind, m0)

@@ -299,6 +299,9 @@ SEARCHES = [
 def test_search_recognized(name, cond, best, first):
     search, why_not = find_search(search_loop(cond, take).body)
     assert why_not is None and (search.best, search.first) == (best, first)
+    alone, why_not = find_search(search_loop(cond, _value_only).body)
+    assert why_not is None and alone.index_store is None
+    assert (alone.best, alone.first) == (best, first)
 
 
 def _index_plus_one(i, a, m, k):
@@ -316,8 +319,7 @@ def _other_value(i, a, m, k):
 
 
 SEARCH_REFUSED = [
-    ("else branch", dict(else_=take), "must be exactly two stores"),
-    ("no index", dict(then=_value_only), "must be exactly two stores"),
+    ("else branch", dict(else_=take), "must be the store of the value (and of the index)"),
     ("index + 1", dict(then=_index_plus_one), "does not store the loop var i"),
     ("other value", dict(then=_other_value), "does not store A[i] to M[0]"),
     ("m read elsewhere", dict(extra_read=True), "also accesses M"),

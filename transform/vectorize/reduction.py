@@ -28,6 +28,9 @@ reduction), an ``if`` at the top level of the body of exactly this shape::
         m[c] = v(i)        # the same expression as compared, either store first
         k[d] = i           # the loop var, or a cast of it to an int at least as wide
 
+or without the index store (the best value alone, kept with ``>``'s rules:
+a NaN never wins, and of equal values, zeros of either sign included, the
+first (``>``) or last (``>=``) one stays),
 with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
 and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
 reduced type other than bool. And the first match (a ``FirstMatch``)::
@@ -357,7 +360,8 @@ class Search:
     compare: type
     value_first: bool
     best_store: BufferStore
-    index_store: BufferStore
+    #: None for a guarded max/min without an index (``if v > m: m = v``).
+    index_store: BufferStore | None
     best: str
     first: bool
 
@@ -412,7 +416,7 @@ def _unshared(found: tuple, loop: For, shared: frozenset) -> tuple:
     if search is None:
         return found
     stores = ([search.index_store] if isinstance(search, FirstMatch)
-              else [search.best_store, search.index_store])
+              else [x for x in (search.best_store, search.index_store) if x is not None])
     why = _sharing(loop, stores, shared)
     return found if why is None else (None, f"if {search.stmt.condition}: {why}")
 
@@ -470,7 +474,7 @@ def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
                 return None, reason
             stores = _top_level(stmt.then_case)
             best_store = next(x for x in stores if x.buffer.data is acc.buffer.data)
-            index_store = next(x for x in stores if x is not best_store)
+            index_store = next((x for x in stores if x is not best_store), None)
             return Search(stmt, value, type(cond), acc_right, best_store, index_store,
                           best, first), None
     return None
@@ -479,12 +483,15 @@ def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
 def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
     head = f"if {stmt.condition}"
     stores = _top_level(stmt.then_case)
-    if stmt.else_case is not None or len(stores) != 2 \
+    if stmt.else_case is not None or len(stores) not in (1, 2) \
             or not all(isinstance(x, BufferStore) for x in stores):
-        return f"{head}: the branch must be exactly two stores (the value, the index), no else"
+        return (f"{head}: the branch must be the store of the value (and of the index), "
+                "no else")
     mine = [x for x in stores if _is_own_load(x, acc)]
     if len(mine) != 1 or not structural_equal(mine[0].value, value):
         return f"{head}: the branch does not store {value} to {acc}"
+    if len(stores) == 1:
+        return _best_only_problem(head, acc, value, loop)
     index = next(x for x in stores if x is not mine[0])
     inner = _bound_vars(loop)
     if acc.buffer.data in inner or index.buffer.data in inner:
@@ -503,6 +510,19 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
                              (index.buffer.data, index.buffer.name, (0, 1))):
         if _occurrences(loop.body, data) != want:
             return f"{head}: another access in the loop also accesses {name}"
+    return None
+
+
+def _best_only_problem(head: str, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
+    """Why ``if v CMP m: m = v`` (no index) is not searched, or None."""
+    if acc.buffer.data in _bound_vars(loop):
+        return f"{head}: {acc.buffer.name} is allocated inside the loop"
+    if _calls(value, "tir.call_extern"):
+        return f"{head}: {value} calls an extern function (it would run for every lane)"
+    if acc.dtype not in _TYPES - {"bool"}:
+        return f"{head}: {acc.dtype} values are not searched"
+    if _occurrences(loop.body, acc.buffer.data) != (1, 1):
+        return f"{head}: another access in the loop also accesses {acc.buffer.name}"
     return None
 
 

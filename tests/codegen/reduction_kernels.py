@@ -117,6 +117,21 @@ def argbest(dtype: str = "float32", compare: str = ">", index_dtype: str = "int3
     return tir.PrimFunc([A, M, K], ib.get())
 
 
+def moments(dtype: str = "int32", n=None) -> tir.PrimFunc:
+    """``M[0] += A[i]; M[1] += A[i] * A[i]; M[2] = max(M[2], A[i])``: three accumulators,
+    three elements of one buffer; call as ``(a, m)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    M = tir.decl_buffer((3,), dtype, "M")
+    ib = ir_builder.create()
+    a, m = ib.buffer_ptr(A), ib.buffer_ptr(M)
+    with _loop(ib, n, None) as i:
+        m[0] = m[0] + a[i]
+        m[1] = m[1] + a[i] * a[i]
+        m[2] = tir.max(m[2], a[i])
+    return tir.PrimFunc([A, M], ib.get())
+
+
 def guarded_best(dtype: str = "float32", compare: str = ">", absolute: bool = False,
                  n=None) -> tir.PrimFunc:
     """``if v CMP M[0]: M[0] = v`` with ``v`` ``A[i]`` (or ``abs(A[i])``) over a vectorized

@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 import pytest
-from reduction_kernels import dot, guarded, reduction, sum_and_scale, sum_kernel
+from reduction_kernels import dot, guarded, moments, reduction, sum_and_scale, sum_kernel
 
 import codegen
 import tir
@@ -282,3 +282,48 @@ def test_conditional_reduction(dtype, kind, config):
         else:
             assert abs(float(outs[0][1]) - float(outs[1][1])) <= \
                 float_bound(dtype, kind, init[0], a[a > 0]), n
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64"])
+def test_accumulators_in_elements_of_one_buffer_match_serial_and_interpreter(dtype):
+    """M[0], M[1], M[2] of one buffer: each a reduction of its own (the others are apart)."""
+    func = moments(dtype)
+    with transform.collect_remarks() as remarks:
+        vector = build(func, STRICT)
+    assert any("reduction M[0] (add), M[1] (add), M[2] (max)" in str(r) for r in remarks)
+    serial, interp = build(func, SERIAL), build(func, STRICT, target="interp")
+    rng = np.random.default_rng(7)
+    for n in sizes(dtype):
+        a = rng.integers(-1000, 1000, n).astype(dtype)
+        start = np.array([3, -2, -5000], dtype)
+        got, want = start.copy(), start.copy()
+        vector(a, got)
+        serial(a, want)
+        if dtype.startswith("float"):  # sums of integers in float64: exact in any order
+            assert got.tobytes() == want.tobytes(), n
+        else:
+            np.testing.assert_array_equal(got, want)
+        if n < 70:
+            again = start.copy()
+            interp(a, again)
+            np.testing.assert_array_equal(again, want)
+
+
+def test_an_accumulator_read_by_another_keeps_the_loop_serial():
+    n = tir.size_var("n")
+    A, M = tir.decl_buffer((n,), "int32", "A"), tir.decl_buffer((2,), "int32", "M")
+    ib = ir_builder.create()
+    a, m = ib.buffer_ptr(A), ib.buffer_ptr(M)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        m[0] = m[0] + a[i]
+        m[1] = m[1] + m[0]  # a running total of running totals: not a reduction of M[1]
+    func = tir.PrimFunc([A, M], ib.get())
+    with transform.collect_remarks() as remarks:
+        vector = build(func, STRICT)
+    assert any("not a reduction: M[0] = M[0] + A[i]: M[1] = M[1] + M[0] reads M" in str(r)
+               for r in remarks), remarks
+    a = np.arange(100, dtype="int32")
+    got, want = np.zeros(2, "int32"), np.zeros(2, "int32")
+    vector(a, got)
+    build(func, SERIAL)(a, want)
+    np.testing.assert_array_equal(got, want)

@@ -222,6 +222,23 @@ def test_the_rewrite_splits_into_fixed_chunks_and_folds_in_order():
     assert "T.parallel(5)" in str(out)  # no more chunks than iterations
 
 
+def test_accumulators_in_two_elements_of_one_buffer():
+    def body(ib, i, s, a, b):
+        s[0] = s[0] + a[i]
+        s[1] = tir.max(s[1], a[i])
+
+    func = parallel_loop(body, "int64")
+    mod, remarks = build(func)
+    assert any("S[0] (add), S[1] (max)" in r for r in remarks), remarks
+    for n in EXTENTS:
+        a, b = inputs("int64", n, n)
+        a //= 1 << 20
+        s0 = np.array([5, -(1 << 62)], "int64")
+        want = call(build_interpreter(func), a, b, s0)[1]
+        for threads in THREADS:
+            np.testing.assert_array_equal(call(mod, a, b, s0, threads)[1], want)
+
+
 # ------------------------------------------------------------ conflicts that stay serial
 
 SERIAL_CASES = {  # name -> (body, words the remark must hold)

@@ -33,7 +33,7 @@ from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, SeqStmt, Stmt
 
 from ..reduction_ir import allocate, load_of, local_buffer
-from ..vectorize.reduction import Reduction
+from ..vectorize.reduction import Reduction, apart
 
 #: How many chunks a parallel reduction is split into at most: several per thread on
 #: the machines we know (so a static schedule stays balanced), few enough that the
@@ -60,8 +60,7 @@ def parallel_reduction(loop: For, reductions: list[Reduction]) -> Stmt:
     partials = [decl_buffer((chunks,), r.dtype, f"{r.store.buffer.name}_partial")
                 for r in reductions]
     privates = [local_buffer(f"{r.store.buffer.name}_acc", r.dtype, 1) for r in reductions]
-    body = _Privatize({id(r.store.buffer.data): p
-                       for r, p in zip(reductions, privates)})(loop.body)
+    body = _Privatize([(r.store, p) for r, p in zip(reductions, privates)])(loop.body)
     serial = For(loop.loop_var, loop.min + first, length, ForKind.SERIAL, body)
     task: Stmt = SeqStmt(
         [BufferStore(p, r.identity(), [0]) for r, p in zip(reductions, privates)] + [serial]
@@ -85,21 +84,30 @@ def _seq(stmts: list[Stmt]) -> Stmt:
 
 
 class _Privatize(StmtExprMutator):
-    """Every access to an accumulator's buffer -> element 0 of the chunk's own buffer.
+    """Every access to an accumulator's element -> element 0 of the chunk's own buffer.
 
-    The recognizer guarantees the only accesses are the update's store and its own load.
+    The recognizer guarantees the only accesses to that element are the update's store
+    and its own load; other elements of the buffer (another accumulator's, ``M[0]`` and
+    ``M[1]``) are provably apart from it.
     """
 
-    def __init__(self, table: dict):
-        self.table = table
+    def __init__(self, table: list):
+        self.table = table  # (the update's store, the private buffer)
+
+    def _private(self, node):
+        for store, private in self.table:
+            if node.buffer.data is store.buffer.data and not apart(node.indices,
+                                                                   store.indices):
+                return private
+        return None
 
     def visit_buffer_store(self, node: BufferStore) -> Stmt:
         node = self.generic_visit(node)
-        private = self.table.get(id(node.buffer.data))
+        private = self._private(node)
         return node if private is None else BufferStore(private, node.value, [0])
 
     def visit_buffer_load(self, node: BufferLoad) -> PrimExpr:
-        private = self.table.get(id(node.buffer.data))
+        private = self._private(node)
         return self.generic_visit(node) if private is None else BufferLoad(private, [0])
 
 

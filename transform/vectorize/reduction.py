@@ -258,42 +258,65 @@ def _reduction(store: BufferStore, conditional: bool) -> Reduction:
 
 
 def _other_access(body: Stmt, store: BufferStore) -> str | None:
-    """The first statement (or load) other than the reduction's own that touches its buffer."""
-    data = store.buffer.data
+    """The first statement (or load) other than the reduction's own that may touch its
+    element (other elements of the buffer, at indices provably apart, are left alone)."""
+    data, where = store.buffer.data, store.indices
     own = _own_load(store, store.value)
     for other in _stores(body):
-        if other is not store and other.buffer.data is data:
+        if other is store:
+            continue
+        if other.buffer.data is data and not apart(other.indices, where):
             return f"{describe(other)} writes {store.buffer.name}"
-        if other is not store and _loads_of(other, data):
+        if any(not apart(x.indices, where) for x in _loads_of(other, data)):
             return f"{describe(other)} reads {store.buffer.name}"
-    if _occurrences(store, data) != (1, 1):  # counted by occurrence: nodes may be shared
+    if _occurrences(store, data, where) != (1, 1):  # by occurrence: nodes may be shared
         return f"{describe(store)} reads {store.buffer.name} again in its value"
-    if _occurrences(body, data) != (1, 1):
+    if _occurrences(body, data, where) != (1, 1):
         loads = [x for x in _loads_of(body, data) if x is not own]
         return f"{loads[0] if loads else own} reads {store.buffer.name}"
     return None
 
 
-class _Occurrences(StmtExprVisitor):
-    """Counts the loads and stores of one buffer, every occurrence of a shared node too."""
+def apart(a: tuple, b: tuple) -> bool:
+    """Whether indices ``a`` and ``b`` are certainly different elements: in some dimension
+    their difference is a nonzero constant (``M[0]`` and ``M[1]``, ``S[c]`` and ``S[c + 1]``)."""
+    analyzer = Analyzer()
+    for x, y in zip(a, b):
+        if x.dtype != y.dtype:
+            continue
+        diff = analyzer.simplify(op.sub(x, y))
+        if isinstance(diff, IntImm) and diff.value != 0:
+            return True
+    return False
 
-    def __init__(self, data: Var):
+
+class _Occurrences(StmtExprVisitor):
+    """Counts the loads and stores of one buffer, every occurrence of a shared node too
+    (with ``where``: only those not provably apart from that element)."""
+
+    def __init__(self, data: Var, where: tuple | None = None):
         self.data = data
+        self.where = where
         self.loads = self.stores = 0
 
+    def _counts(self, node) -> bool:
+        return node.buffer.data is self.data and (
+            self.where is None or not apart(node.indices, self.where))
+
     def visit_buffer_load(self, node: BufferLoad) -> None:
-        self.loads += node.buffer.data is self.data
+        self.loads += self._counts(node)
         self.generic_visit(node)
 
     def visit_buffer_store(self, node: BufferStore) -> None:
-        self.stores += node.buffer.data is self.data
+        self.stores += self._counts(node)
         self.generic_visit(node)
 
 
-def _occurrences(node, data: Var) -> tuple[int, int]:
-    """(loads, stores) of the buffer ``data`` in ``node``, shared subtrees counted each time
-    they occur: ``post_order_visit`` sees a shared ``acc[0]`` once, but it is read twice."""
-    counter = _Occurrences(data)
+def _occurrences(node, data: Var, where: tuple | None = None) -> tuple[int, int]:
+    """(loads, stores) of the buffer ``data`` in ``node`` (of the element ``where`` and those
+    that may be it, when given), shared subtrees counted each time they occur:
+    ``post_order_visit`` sees a shared ``acc[0]`` once, but it is read twice."""
+    counter = _Occurrences(data, where)
     counter(node)
     return counter.loads, counter.stores
 
@@ -603,6 +626,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search", "describe",
+__all__ = ["FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search", "apart", "describe",
            "find_reductions",
            "find_search", "identity"]

@@ -154,7 +154,11 @@ class _ReductionRewriter(StmtMutator):
             self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
         if why_not:
             self._remark(loop, vl, NOT_A_REDUCTION, why_not)
-        if refused or not (reductions or search):
+        regrouped = [r for r in reductions if self.ordered and r.is_float and r.regrouped]
+        for r in regrouped:
+            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: taking its terms "
+                         f"together would change the float rounding ({ORDERED})")
+        if refused or regrouped or not (reductions or search):
             return loop
         if is_scalable_extent(loop.extent):
             return loop  # already k * vscale() lanes: no accumulator plan for it

@@ -132,6 +132,22 @@ def moments(dtype: str = "int32", n=None) -> tir.PrimFunc:
     return tir.PrimFunc([A, M], ib.get())
 
 
+def unrolled_sum(dtype: str = "int32", terms: int = 5, n=None) -> tir.PrimFunc:
+    """``S[0] = S[0] + A[i, 0] + A[i, 1] + ... + A[i, 4]``: partial sums unrolled by hand,
+    ``terms`` per iteration of a vectorized loop over ``n``; call as ``(a, s)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n, terms), dtype, "A")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    with _loop(ib, n, None) as i:
+        value = s[0]
+        for t in range(terms):
+            value = value + a[i, t]
+        s[0] = value
+    return tir.PrimFunc([A, S], ib.get())
+
+
 def guarded_best(dtype: str = "float32", compare: str = ">", absolute: bool = False,
                  n=None) -> tir.PrimFunc:
     """``if v CMP M[0]: M[0] = v`` with ``v`` ``A[i]`` (or ``abs(A[i])``) over a vectorized

@@ -8,7 +8,15 @@ import zlib
 
 import numpy as np
 import pytest
-from reduction_kernels import dot, guarded, moments, reduction, sum_and_scale, sum_kernel
+from reduction_kernels import (
+    dot,
+    guarded,
+    moments,
+    reduction,
+    sum_and_scale,
+    sum_kernel,
+    unrolled_sum,
+)
 
 import codegen
 import tir
@@ -327,3 +335,33 @@ def test_an_accumulator_read_by_another_keeps_the_loop_serial():
     vector(a, got)
     build(func, SERIAL)(a, want)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32"])
+def test_a_sum_unrolled_by_hand_is_a_reduction_of_its_terms(dtype):
+    """s + a0 + a1 + ... + a4 is taken as s + (a0 + ... + a4): integers exactly, floats
+    within the reassociation bound; in ordered mode the float form stays serial."""
+    func = unrolled_sum(dtype)
+    with transform.collect_remarks() as remarks:
+        vector = build(func, STRICT)
+    assert any("vectorized: reduction S[0] (add)" in str(r) for r in remarks), remarks
+    serial = build(func, SERIAL)
+    rng = np.random.default_rng(3)
+    for n in sizes(dtype)[::3]:
+        if dtype == "float32":
+            a = rng.uniform(-1e3, 1e3, (n, 5)).astype(dtype)
+        else:
+            a = rng.integers(0, 200, (n, 5)).astype(dtype)  # uint8 wraps: exact either way
+        got, want = np.array([7], dtype), np.array([7], dtype)
+        vector(a, got)
+        serial(a, want)
+        if dtype == "float32":
+            bound = 1e-5 * (np.abs(a).astype("float64").sum() + 7)
+            assert abs(float(got[0]) - float(want[0])) <= bound, n
+        else:
+            np.testing.assert_array_equal(got, want)
+    if dtype == "float32":
+        with transform.collect_remarks() as remarks:
+            build(func, ORDERED)
+        assert any("not a reduction" in str(r) and "float rounding" in str(r)
+                   for r in remarks), remarks

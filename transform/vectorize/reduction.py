@@ -101,6 +101,9 @@ class Reduction:
     template: PrimExpr
     #: The statement sits inside an ``if`` (it runs for some iterations only).
     conditional: bool = False
+    #: ``s + a + b`` taken as ``s + (a + b)``: the terms were regrouped (a float sum's
+    #: rounding then differs from the serial loop's even in lane order).
+    regrouped: bool = False
 
     @property
     def dtype(self) -> str:
@@ -241,8 +244,8 @@ def _operation_problem(store: BufferStore) -> str | None:
         if key in _NOT_ASSOCIATIVE:
             what = f"{what} is not associative"
         return f"{describe(store)}: {what} (reduced ops: + * min max & | ^ and or)"
-    operands = _operands(value)
-    if not any(_is_own_load(store, x) for x in operands):
+    own = [x for x in _chain(value) if _is_own_load(store, x)]
+    if len(own) != 1:
         return f"{describe(store)}: {store.buffer.name} is not an operand of the outer op"
     if kind in ("add", "mul") and store.value.dtype == "bool":
         return f"{describe(store)}: + and * on bool are not reduced"
@@ -251,10 +254,29 @@ def _operation_problem(store: BufferStore) -> str | None:
 
 def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     value = store.value
-    key = value.op if isinstance(value, Call) else type(value)
-    operands = _operands(value)
-    f = operands[1] if _is_own_load(store, operands[0]) else operands[0]
-    return Reduction(store, _KINDS[key], f, value, conditional)
+    terms = _chain(value)
+    rest = [x for x in terms if not _is_own_load(store, x)]
+    reduction = Reduction(store, _KINDS[_key(value)], rest[0], value, conditional,
+                          regrouped=len(terms) > 2)
+    f = rest[0]
+    for x in rest[1:]:  # s + a + b (a hand-unrolled sum) -> s + (a + b)
+        f = reduction.combine(f, x)
+    return attrs.evolve(reduction, value=f)
+
+
+def _key(value: PrimExpr):
+    """What identifies the op of ``value``: the intrinsic's name for a call, else the class."""
+    return value.op if isinstance(value, Call) else type(value)
+
+
+def _chain(value: PrimExpr) -> list:
+    """The operands of ``value`` and of the nodes of its own op below it, left to right:
+    ``((s + a) + b) + c`` gives ``[s, a, b, c]``."""
+    terms: list = []
+    for x in _operands(value):
+        same = _operands(x) and _key(x) == _key(value) and x.dtype == value.dtype
+        terms += _chain(x) if same else [x]
+    return terms
 
 
 def _other_access(body: Stmt, store: BufferStore) -> str | None:

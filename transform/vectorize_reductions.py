@@ -459,8 +459,11 @@ class _FirstMatchPlan(_Plan):
     def __init__(self, loop: For, match: FirstMatch, vl: int, count: PrimExpr, k: int):
         super().__init__(loop, [], vl, count, k)
         self.match = match
-        self.note = f"first match into {load_of(match.index_store)}"
-        self.none = op.max_value(self.dtype)  # no match in this lane (above every index)
+        which = "last" if match.last else "first"
+        self.note = f"{which} match into {load_of(match.index_store)}"
+        # no match in this lane: beyond every index on the side the fold ignores
+        self.none = op.min_value(self.dtype) if match.last else op.max_value(self.dtype)
+        self.fold = Max if match.last else Min
 
     def rewrite(self) -> Stmt:
         """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
@@ -479,24 +482,32 @@ class _FirstMatchPlan(_Plan):
             index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
             now = BufferLoad(where, index)
             i = self.loop.loop_var  # _vector substitutes it
-            return {id(m.stmt): BufferStore(where, Select(m.cond, Min(now, i), now), index)}
+            return {id(m.stmt): BufferStore(where, Select(m.cond, self.fold(now, i), now),
+                                            index)}
         return table
 
     def _combine(self, where) -> Stmt:
         m = self.match
         at = Var("at", self.dtype)
         lanes = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
-        first = Call(self.dtype, "tir.vector_reduce_min", [tree(Min, lanes)])
+        name = f"tir.vector_reduce_{self.fold.__name__.lower()}"
+        first = Call(self.dtype, name, [tree(self.fold, lanes)])
         store = m.index_store
-        unset = EQ(load_of(store), m.marker)
+        matched = NE(at, self.none)
+        if m.marker is not None:
+            matched = And(EQ(load_of(store), m.marker), matched)
         found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
                             list(store.indices))
-        return LetStmt(at, first, IfThenElse(And(unset, NE(at, self.none)), found))
+        return LetStmt(at, first, IfThenElse(matched, found))
 
     def reason(self, why: str) -> str:
         """The remark's reason."""
-        return (f"first match {load_of(self.match.index_store)} (while it holds "
-                f"{self.match.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
+        m = self.match
+        if m.last:
+            return (f"last match {load_of(m.index_store)}: {self.k} x {self.vl} lanes of "
+                    f"indices ({why}), the largest stored after the loop")
+        return (f"first match {load_of(m.index_store)} (while it holds "
+                f"{m.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
                 "the smallest stored after the loop")
 
 

@@ -164,6 +164,20 @@ def guarded_best(dtype: str = "float32", compare: str = ">", absolute: bool = Fa
     return tir.PrimFunc([A, M], ib.get())
 
 
+def last_match(dtype: str = "float32", threshold: float = 2.0, index_dtype: str = "int32",
+               n=None) -> tir.PrimFunc:
+    """``if A[i] > threshold: K[0] = i``: the last index above the threshold (``K[0]`` keeps
+    its start when there is none); call as ``(a, k)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    K = tir.decl_buffer((1,), index_dtype, "K")
+    ib = ir_builder.create()
+    a, k = ib.buffer_ptr(A), ib.buffer_ptr(K)
+    with _loop(ib, n, None) as i, ib.if_scope(a[i] > tir.const(threshold, dtype)):
+        k[0] = i if index_dtype == i.dtype else tir.cast(index_dtype, i)
+    return tir.PrimFunc([A, K], ib.get())
+
+
 def argmax(dtype: str = "float32", n=None) -> tir.PrimFunc:
     """The first index of the maximum (``>``), as ``np.argmax`` on data without NaN."""
     return argbest(dtype, ">", n=n)

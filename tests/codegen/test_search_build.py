@@ -1,12 +1,20 @@
 """Index-of-max/min loops (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``), the guarded max/min
-alone (``if A[i] > M[0]: M[0] = A[i]``) and first-match loops
-(``if K[0] == -1 and A[i] > t: K[0] = i``) built end to end: the vectorized build, the serial
+alone (``if A[i] > M[0]: M[0] = A[i]``), first-match loops
+(``if K[0] == -1 and A[i] > t: K[0] = i``) and last-match loops (``if A[i] > t: K[0] = i``)
+built end to end: the vectorized build, the serial
 build and the interpreter agree bit for bit, with ties, NaN, signed zeros, all-equal data and
 no update at all (M and K keep their start)."""
 
 import numpy as np
 import pytest
-from reduction_kernels import COMPARES, argbest, argmax, first_match, guarded_best
+from reduction_kernels import (
+    COMPARES,
+    argbest,
+    argmax,
+    first_match,
+    guarded_best,
+    last_match,
+)
 
 import codegen
 import transform
@@ -125,6 +133,29 @@ def test_first_match_matches_serial_and_interpreter(dtype, index_dtype):
                     mod["main"](a.copy(), k)
                     got.append(int(k[0]))
                 want = int(np.argmax(a > 2)) if k0 == -1 and (a > 2).any() else k0
+                assert got == [want] * len(got), (n, density, k0, got)
+
+
+@pytest.mark.parametrize("dtype,index_dtype", [("float32", "int32"), ("float64", "int64"),
+                                               ("int8", "int32"), ("uint32", "int64")])
+def test_last_match_matches_serial_and_interpreter(dtype, index_dtype):
+    func = last_match(dtype, 2, index_dtype)
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    assert "vectorized: last match K[0]" in str(mods[0].remarks[0])
+    rng = np.random.default_rng(17)
+    for n in sizes(dtype):
+        for density in (0.0, 0.01, 0.5, 1.0):  # none, rare, many, all
+            a = np.where(rng.random(n) < density, 3, 1).astype(dtype)
+            if dtype.startswith("f") and n:
+                a[rng.integers(0, n)] = np.nan  # never > 2
+            for k0 in (-1, 7):
+                got = []
+                for mod in mods[: 3 if n < 40 else 2]:
+                    k = np.array([k0], index_dtype)
+                    mod["main"](a.copy(), k)
+                    got.append(int(k[0]))
+                hits = np.flatnonzero(a > 2)
+                want = int(hits[-1]) if hits.size else k0
                 assert got == [want] * len(got), (n, density, k0, got)
 
 

@@ -40,7 +40,9 @@ reduced type other than bool. And the first match (a ``FirstMatch``)::
 
 with ``C`` a negative constant and the loop start provably >= 0 (so no index
 stored can equal the marker), no ``else``, ``k`` not accessed elsewhere,
-``cond`` calling no extern function. The rewrite lives in
+``cond`` calling no extern function. And the last match (a ``FirstMatch``
+with ``last``): ``if cond(i): k[d] = i`` with ``k`` not read anywhere in the
+body (the loop var only grows, so the largest matching lane is the last). The rewrite lives in
 ``transform/vectorize_reductions.py``.
 """
 
@@ -419,12 +421,14 @@ class Search:
 @attrs.frozen
 class FirstMatch:
     """``if k[d] == C and cond(i): k[d] = idx(i)``: the first ``i`` where ``cond`` holds,
-    stored only while ``k[d]`` still holds the marker ``C`` (a negative constant)."""
+    stored only while ``k[d]`` still holds the marker ``C`` (a negative constant); or, with
+    ``last`` (and no marker), ``if cond(i): k[d] = idx(i)``: the last such ``i``."""
 
     stmt: IfThenElse
     cond: PrimExpr
-    marker: PrimExpr
+    marker: PrimExpr | None
     index_store: BufferStore
+    last: bool = False
 
 
 def find_search(loop: For, shared: frozenset = DISTINCT
@@ -435,6 +439,9 @@ def find_search(loop: For, shared: frozenset = DISTINCT
     for stmt in _top_level(loop.body):
         if not isinstance(stmt, IfThenElse):
             continue
+        found = _last_match_of(stmt, loop, inner)
+        if found is not None:
+            return _unshared(found, loop, shared)
         if isinstance(stmt.condition, tuple(_CMPS)):
             found = _search_of(stmt, loop, inner)
         elif isinstance(stmt.condition, And):
@@ -491,6 +498,26 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
             return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
         return FirstMatch(stmt, cond, marker, store), None
     return None
+
+
+def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
+    """(FirstMatch with ``last``, None) or (None, reason) for ``if cond(i): k[d] = i``, with
+    ``k`` accessed nowhere else; None when ``stmt`` has another shape."""
+    stores = _top_level(stmt.then_case)
+    if stmt.else_case is not None or len(stores) != 1 or not isinstance(stores[0], BufferStore):
+        return None
+    store = stores[0]
+    if not _is_index_of(store.value, loop.loop_var) or store.buffer.data in inner \
+            or _uses(store.indices, inner) or _has_load(store.indices) \
+            or _occurrences(loop.body, store.buffer.data) != (0, 1):
+        return None
+    head = f"if {stmt.condition}"
+    if _calls(stmt.condition, "tir.call_extern"):
+        return None, f"{head}: {stmt.condition} calls an extern function"
+    lowest = op.min_value(loop.loop_var.dtype)
+    if not Analyzer().can_prove(loop.min > lowest):  # the lanes' "no match" value
+        return None, f"{head}: the loop may start at {lowest}, the value that marks no match"
+    return FirstMatch(stmt, stmt.condition, None, store, last=True), None
 
 
 def _marker_test(e: PrimExpr, inner: set) -> tuple | None:

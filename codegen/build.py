@@ -66,6 +66,8 @@ def default_pipeline() -> list:
         # Parallel loops whose iterations share memory -> a parallel reduction (partial
         # results per chunk, folded in order), else a serial loop; a remark says which.
         transform.LegalizeParallelLoops(),
+        # B[i] = B[i - 1] OP f(i) in vectorized loops -> in-register scans, a carried total.
+        transform.VectorizeScans(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.
         transform.VectorizeReductions(),
         # A[i * s] in vectorized loops -> if s == 1: contiguous copy of the loop, else: as is.

@@ -32,4 +32,5 @@ from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
 from .vectorize_reductions import VectorizeReductions
 from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper
+from .vectorize_scans import VectorizeScans
 from .parallel import LegalizeParallelLoops, ParallelRemark

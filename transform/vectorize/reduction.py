@@ -266,6 +266,17 @@ def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     return attrs.evolve(reduction, value=f)
 
 
+def op_kind(value: PrimExpr) -> str | None:
+    """The reduction kind of ``value``'s outer op (``"add"``, ``"min"``, ...), or None when
+    it is not one of the associative ops reduced here."""
+    return _KINDS.get(_key(value))
+
+
+def operands(value: PrimExpr) -> list:
+    """The operands of a binary node or a call (none for anything else)."""
+    return _operands(value)
+
+
 def _key(value: PrimExpr):
     """What identifies the op of ``value``: the intrinsic's name for a call, else the class."""
     return value.op if isinstance(value, Call) else type(value)
@@ -676,5 +687,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
 
 
 __all__ = ["FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search", "apart", "describe",
+           "op_kind", "operands",
            "find_reductions",
            "find_search", "identity"]

@@ -1,0 +1,153 @@
+"""Is this vectorized loop a scan? Recognition for ``VectorizeScans``: which op, or why not.
+
+A vectorized loop over ``i`` whose body is the one statement
+
+    B[..., e(i)] = B[..., e(i) - 1] OP f(i)       # either operand order
+
+is an inclusive scan (a prefix sum for ``+``) when all of this holds:
+
+- ``OP`` is associative: ``+ * min max`` and the bitwise ``& | ^`` on
+  integers (``reduction.py``'s ops, not on bool);
+- the last index ``e(i)`` moves with ``i`` by exactly one per iteration
+  (``e(i + 1) - e(i) == 1``) and the load reads the element just before it;
+  the other indices are the same in the load and the store and do not change
+  during the loop;
+- ``f`` does not read ``B`` and calls no extern function;
+- the element type is an integer or float32/float64.
+
+Floats are exact for min/max; a float sum or product is regrouped by the
+scan's log-step tree (a reassociation, refused under
+``tir.vectorize.ordered_reductions`` by the pass). The rewrite is in
+``transform/vectorize_scans.py``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from tir import dtype as dt
+from tir import op
+from tir.arith import Analyzer
+from tir.expr import BufferLoad, Call, IntImm, PrimExpr
+from tir.functor import post_order_visit, substitute
+from tir.stmt import BufferStore, For
+from tir.structural import structural_equal
+
+from .reduction import describe, identity, op_kind, operands
+
+_TYPES = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"float32", "float64"}
+
+
+@attrs.frozen
+class Scan:
+    """``store`` is ``B[.., e] = B[.., e - 1] OP value``; ``kind`` names OP."""
+
+    store: BufferStore
+    previous: BufferLoad
+    kind: str
+    value: PrimExpr
+    template: PrimExpr
+
+    @property
+    def dtype(self) -> str:
+        """The element type of ``B``."""
+        return self.store.value.dtype
+
+    @property
+    def is_float(self) -> bool:
+        """Whether regrouping can change the rounding (float add/mul)."""
+        return dt.DataType(self.dtype).is_float and self.kind in ("add", "mul")
+
+    def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+        """``a OP b`` with the statement's own node (scalars or vectors alike)."""
+        t = self.template
+        if isinstance(t, Call):
+            return Call(a.dtype, t.op, [a, b])
+        return type(t)(a, b)
+
+    def identity(self) -> PrimExpr:
+        """The identity of OP on the element type."""
+        return identity(self.kind, self.dtype)
+
+
+def find_scan(loop: For) -> tuple[Scan | None, str | None]:
+    """The scan of ``loop`` (a vectorized loop), else None and, for a look-alike, why not."""
+    store = loop.body
+    if not isinstance(store, BufferStore) or store.predicate is not None:
+        return None, None
+    value = store.value
+    args = operands(value)
+    previous = [x for x in args if isinstance(x, BufferLoad)
+                and x.buffer.data is store.buffer.data]
+    if len(args) != 2 or len(previous) != 1:
+        return None, None
+    why = _why_not(store, previous[0], loop)
+    if why is not None:
+        return None, f"{describe(store)}: {why}"
+    f = args[1] if args[0] is previous[0] else args[0]
+    return Scan(store, previous[0], op_kind(value), f, value), None
+
+
+def _why_not(store: BufferStore, previous: BufferLoad, loop: For) -> str | None:
+    name = store.buffer.name
+    kind = op_kind(store.value)
+    if kind is None:
+        return "not an associative op (scanned ops: + * min max & | ^)"
+    if store.value.dtype == "bool":
+        return "bool scans are not vectorized"
+    if store.value.dtype not in _TYPES:
+        return f"{store.value.dtype} scans are not vectorized"
+    if not _steps_by_one(store, previous, loop):
+        return (f"the element read is not the one {name} stored in the previous iteration "
+                f"(a scan reads {name}[i - 1] and writes {name}[i])")
+    args = operands(store.value)
+    f = args[1] if args[0] is previous else args[0]
+    if _reads(f, store.buffer.data):
+        return f"{f} reads {name} too"
+    if _calls_extern(f):
+        return f"{f} calls an extern function"
+    return None
+
+
+def _steps_by_one(store: BufferStore, previous: BufferLoad, loop: For) -> bool:
+    """The last index moves by one per iteration and the load reads the element before
+    the store's; the other indices are equal and fixed during the loop."""
+    if previous.predicate is not None or len(previous.indices) != len(store.indices):
+        return False
+    analyzer = Analyzer()
+    *fixed, last = store.indices
+    for a, b in zip(fixed, previous.indices[:-1]):
+        if not structural_equal(a, b) or _uses_var(a, loop):
+            return False
+    var = loop.loop_var
+    step = analyzer.simplify(op.sub(substitute(last, {var: op.add(var, 1)}), last))
+    back = analyzer.simplify(op.sub(last, previous.indices[-1]))
+    return _is_one(step) and _is_one(back)
+
+
+def _is_one(e: PrimExpr) -> bool:
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def _uses_var(e: PrimExpr, loop: For) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if n is loop.loop_var else None)
+    return bool(found)
+
+
+def _reads(e: PrimExpr, data) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad)
+                     and n.buffer.data is data else None)
+    return bool(found)
+
+
+def _calls_extern(e: PrimExpr) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call)
+                     and n.op in ("tir.call_extern", "tir.call_packed") else None)
+    return bool(found)
+
+
+__all__ = ["Scan", "find_scan"]
+

@@ -36,6 +36,9 @@ What each parameter accepts
   reals for float params (a finite value beyond the dtype's range is a
   ``ValueError``), ``bool``/``np.bool_`` for bool params.
 - A handle param that is not in ``buffer_map`` takes a C-contiguous ndarray.
+- Where an ndarray is taken, so is any object that exports DLPack on the CPU
+  (a PyTorch tensor, a JAX array): it is viewed as an ndarray without a copy
+  (codegen/dlpack.py) and then checked as one.
 
 Calling convention (for native backends)
 ----------------------------------------
@@ -88,6 +91,8 @@ from tir.expr import (
 from tir.function import PrimFunc
 from tir.functor import post_order_visit
 from tir.stmt import BufferStore
+
+from .dlpack import as_ndarray, speaks_dlpack
 
 
 class BoundArgs:
@@ -415,6 +420,8 @@ class ArgBinder:
         func, name = self.func, self.name
         if len(args) != len(func.params):
             check_count(name, func, args)
+        if any(speaks_dlpack(a) for a in args):  # a PyTorch tensor, a JAX array, ...
+            args = self._viewed(args)
         values = list(args)
         var_values: dict = {}
         origin: dict = {}  # var -> (spec, value, kind, axis) or None for a scalar param
@@ -450,6 +457,14 @@ class ArgBinder:
         for i, j in self.overlap_pairs:  # last, as in the native checks
             check_overlap(name, self._specs[i], self._specs[j], args[i], args[j])
         return BoundArgs(tuple(values), var_values, self.hidden_vars)
+
+    def _viewed(self, args: tuple) -> tuple:
+        """``args`` with each array param given through DLPack as an ndarray view."""
+        out = list(args)
+        for index, param in enumerate(self.func.params):
+            if speaks_dlpack(args[index]) and (index in self._specs or param.dtype == "handle"):
+                out[index] = as_ndarray(self.name, param.name, args[index])
+        return tuple(out)
 
     def _check_array(self, spec: _BufferSpec, value: Any) -> None:
         """The cheap tests first; the check_* functions word the error."""

@@ -1,0 +1,51 @@
+"""Arrays from other libraries: any object with ``__dlpack__`` as a zero-copy NumPy view.
+
+A kernel call takes NumPy arrays; a PyTorch tensor, a JAX array, a CuPy array
+or anything else that exports DLPack (the array interchange protocol, which
+NumPy reads with ``np.from_dlpack``) is viewed as an ndarray over the same
+memory first, and that view goes through the same checks as an ndarray
+(dtype, shape, strides, alignment, read-only, overlap: codegen/args.py). A
+kernel's stores land in the object's own memory. An object on another device
+than the CPU is a ``ValueError`` naming the device; one NumPy cannot view (a
+dtype it lacks, such as bfloat16, or a tensor that refuses to export) a
+``TypeError``. Such calls take the Python argument path (a few microseconds
+more than a call with ndarrays, which the native path checks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: DLPack's device types (``DLDeviceType``), for the error message.
+DEVICES = {1: "CPU", 2: "CUDA", 3: "CUDA host memory", 4: "OpenCL", 7: "Vulkan", 8: "Metal",
+           9: "VPI", 10: "ROCm", 11: "ROCm host memory", 13: "CUDA managed memory",
+           14: "oneAPI", 15: "WebGPU", 16: "Hexagon"}
+_CPU = 1
+
+
+def speaks_dlpack(value: Any) -> bool:
+    """Whether ``value`` is not an ndarray but exports DLPack."""
+    return not isinstance(value, np.ndarray) and hasattr(type(value), "__dlpack__")
+
+
+def as_ndarray(func_name: str, param_name: str, value: Any) -> np.ndarray:
+    """``value`` (see ``speaks_dlpack``) as an ndarray over its memory, or a clear error."""
+    device = getattr(value, "__dlpack_device__", None)
+    if device is not None:
+        kind, index = device()
+        if kind != _CPU:
+            raise ValueError(
+                f"{func_name}: argument '{param_name}' ({type(value).__name__}) lives on "
+                f"{DEVICES.get(int(kind), f'DLPack device type {kind}')} (device {index}); "
+                "kernels run on the CPU: move it there first (for a PyTorch tensor, .cpu())")
+    try:
+        return np.from_dlpack(value, copy=False)
+    except (BufferError, TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(
+            f"{func_name}: argument '{param_name}' ({type(value).__name__}) cannot be viewed "
+            f"as a NumPy array through DLPack without a copy: {err}") from None
+
+
+__all__ = ["DEVICES", "as_ndarray", "speaks_dlpack"]

@@ -19,16 +19,15 @@ possible conflict.
 
 from __future__ import annotations
 
-import itertools
-
 import attrs
 
 from tir.arith import Analyzer
 from tir.stmt import For
 
 from ..vectorize.accesses import Access, AccessCollector, finite, shown
-from ..vectorize.aliasing import DISTINCT, may_share
+from ..vectorize.aliasing import DISTINCT
 from ..vectorize.legality import PairTest
+from ..vectorize.pair_buckets import candidate_pairs
 
 
 @attrs.frozen
@@ -111,9 +110,7 @@ def _pair_test(loop: For, accesses: list[Access], analyzer: Analyzer, shared: fr
 
 
 def _conflicts(accesses: list[Access], test: PairTest, shared: frozenset):
-    for a, b in itertools.combinations_with_replacement(accesses, 2):
-        if not (a.is_write or b.is_write) or not may_share(a.data, b.data, shared):
-            continue
+    for a, b in candidate_pairs(accesses, shared, test.residue_key):
         pairs = ((a, b), (b, a)) if a is not b else ((a, a),)
         if any(test.may_meet_elsewhere(x, y) for x, y in pairs):
             yield Conflict(a, b)

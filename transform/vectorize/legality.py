@@ -31,7 +31,6 @@ accesses to two of those may meet at an unknown distance.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 
 import attrs
@@ -44,7 +43,7 @@ from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
 from .accesses import LOOP, Access, AccessCollector, LoopRange, finite, shown
-from .aliasing import DISTINCT, may_share
+from .aliasing import DISTINCT
 from .dependence import (
     Affine,
     Delta,
@@ -55,6 +54,7 @@ from .dependence import (
     may_be_zero,
 )
 from .lanes import lanes
+from .pair_buckets import Key, candidate_pairs, residue_key
 
 #: The loop annotation that skips the analysis: the user asserts the iterations are independent.
 ASSUME_INDEPENDENT = "tir.vectorize.assume_independent"
@@ -173,9 +173,7 @@ def _dependences(accesses: list[Access], var: Var, lanes: int, min_: PrimExpr,
         written |= shared
     opaque = any(a.data is None for a in accesses)
     pairs = PairTest(var, lanes, min_, analyzer, written, opaque)
-    for a, b in itertools.combinations_with_replacement(accesses, 2):
-        if not (a.is_write or b.is_write) or not may_share(a.data, b.data, shared):
-            continue
+    for a, b in candidate_pairs(accesses, shared, pairs.residue_key):
         for first, second in ((a, b), (b, a)) if a is not b else ((a, a),):
             dep = pairs.reversed(first, second)
             if dep is not None:
@@ -213,6 +211,22 @@ class PairTest:
                 carried = self._uniform(first) and self._uniform(second)
                 return Dependence(first, second, distance, unit, carried)
         return None
+
+    def residue_key(self, access: Access) -> Key:
+        """The access's (form, residue) key for ``pair_buckets.candidate_pairs``."""
+        if access.indices is None or access.buffer is None:
+            return None
+        loop_vars = {id(self.var)} | {id(r.loop.loop_var) for r in access.loops}
+        dims = []
+        for index in access.indices:
+            form = self._form(index, loop_vars)
+            linear = None if form is None else self._linear(_plus_starts(form, access.loops))
+            if linear is None:
+                return None
+            coeffs = dict(form.coeffs)
+            coeffs.update({-1 - k: c for k, (c, _, _) in enumerate(form.free_terms)})  # ids > 0
+            dims.append((coeffs, linear[0], linear[1]))
+        return residue_key((id(access.data), id(access.buffer)), dims)
 
     def may_meet_elsewhere(self, first: Access, second: Access) -> bool:
         """Whether ``first`` (iteration ``v``) and ``second`` (any later iteration) may touch

@@ -11,7 +11,8 @@ is an inclusive scan (a prefix sum for ``+``) when all of this holds:
 - the last index ``e(i)`` moves with ``i`` by exactly one per iteration
   (``e(i + 1) - e(i) == 1``) and the load reads the element just before it;
   the other indices are the same in the load and the store and do not change
-  during the loop;
+  during the loop (another distance is not a scan: no remark, the loop is
+  ``VectorizeLoop``'s, whose legality decides);
 - ``f`` does not read ``B`` and calls no extern function;
 - the element type is an integer or float32/float64.
 
@@ -81,6 +82,8 @@ def find_scan(loop: For) -> tuple[Scan | None, str | None]:
                 and x.buffer.data is store.buffer.data]
     if len(args) != 2 or len(previous) != 1:
         return None, None
+    if not _steps_by_one(store, previous[0], loop):
+        return None, None  # another recurrence (or none): VectorizeLoop's legality decides
     why = _why_not(store, previous[0], loop)
     if why is not None:
         return None, f"{describe(store)}: {why}"
@@ -97,9 +100,6 @@ def _why_not(store: BufferStore, previous: BufferLoad, loop: For) -> str | None:
         return "bool scans are not vectorized"
     if store.value.dtype not in _TYPES:
         return f"{store.value.dtype} scans are not vectorized"
-    if not _steps_by_one(store, previous, loop):
-        return (f"the element read is not the one {name} stored in the previous iteration "
-                f"(a scan reads {name}[i - 1] and writes {name}[i])")
     args = operands(store.value)
     f = args[1] if args[0] is previous else args[0]
     if _reads(f, store.buffer.data):

@@ -57,7 +57,7 @@ from .functor import StmtExprVisitor, deep_recursion
 from .intrin import INTRINSICS
 from .node import DATA, STMT, STMTS, Node, child_fields
 from .printer_text import Names, const_text, quote, sanitize, type_text
-from .stmt import Allocate, AssertStmt, ForKind, LetStmt, Stmt
+from .stmt import Allocate, AssertStmt, ForKind, LetStmt, SeqStmt, Stmt
 
 # Python operator precedence, loosest first: what decides where parentheses go.
 OR, AND, NOT, CMP, ADD, MUL, UNARY, ATOM = range(1, 9)
@@ -78,6 +78,7 @@ _LOOP_FUNCS = {
 _TYPED_CALLS = {"tir.call_extern", "tir.call_pure_extern", "tir.reinterpret",
                 "tir.get_active_lane_mask"}
 INDENT = "    "
+_SCOPED = (LetStmt, AssertStmt, Allocate)
 _DISPATCH: dict[type, Any] = {}  # node class -> _Printer method
 
 
@@ -373,7 +374,11 @@ class _Printer(StmtExprVisitor):
 
     def infix(self, e: Any, text: str, prec: int) -> None:
         """``a op b``; a right operand of equal precedence is bracketed (``a - (b - c)``)."""
-        self.operand(e.a, prec + 1 if prec == CMP else prec)  # comparisons do not chain
+        if type(e.a) is IntImm and type(e.b) is IntImm and e.a.dtype == "int32":
+            # `0 + 4` would read back as the Python number 4: spell the node's left constant
+            self.out.append(f"T.int32({e.a.value})")
+        else:
+            self.operand(e.a, prec + 1 if prec == CMP else prec)  # comparisons do not chain
         self.out.append(text)
         self.operand(e.b, prec + 1)
 
@@ -506,8 +511,36 @@ class _Printer(StmtExprVisitor):
 
     def visit_seq_stmt(self, s: Any) -> None:
         visit = self.visit_stmt
-        for item in s.seq:
-            visit(item)
+        items = s.seq
+        if any(type(item) is SeqStmt for item in items):  # nested: one flat list, as printed
+            items = SeqStmt.flatten(items).seq
+        last = len(items) - 1
+        for k, item in enumerate(items):
+            if k < last and type(item) in _SCOPED:
+                self.scoped(item)  # printed flat, the statements after it would join its body
+            else:
+                visit(item)
+
+    def scoped(self, s: Stmt) -> None:
+        """A let, assert or allocate before other statements: ``with`` shows where it ends."""
+        if type(s) is LetStmt:
+            token = self.names.define(s.var, s.var.name)
+            self.start("with T.LetStmt(")
+            self.visit_expr(s.value)
+            self.end(f") as {self.var_name(s.var)}:")
+        elif type(s) is AssertStmt:
+            token = None
+            self.start("with T.Assert(")
+            self.args((s.condition, s.message))
+            self.end("):")
+        else:
+            token = self.names.define(s.buffer_var, s.buffer_var.name)
+            self.start("with ")
+            self.alloc_call(s)
+            self.end(f" as {self.var_name(s.buffer_var)}:")
+        self.block(s.body)
+        if token is not None:
+            self.names.release(token)
 
     def visit_for(self, s: Any) -> None:
         token = self.names.define(s.loop_var, s.loop_var.name)
@@ -667,7 +700,14 @@ class _Printer(StmtExprVisitor):
 
     def alloc_head(self, s: Allocate) -> Any:
         token = self.names.define(s.buffer_var, s.buffer_var.name)
-        self.start(f"{self.var_name(s.buffer_var)} = T.allocate([")
+        self.start(f"{self.var_name(s.buffer_var)} = ")
+        self.alloc_call(s)
+        self.end()
+        return token
+
+    def alloc_call(self, s: Allocate) -> None:
+        """``T.allocate([16], "float32", "global")`` with its condition and annotations."""
+        self.out.append("T.allocate([")
         self.args(s.extents)
         self.out.append(f"], {quote(s.dtype)}, \"global\"")
         if not (type(s.condition) is IntImm and s.condition.value):
@@ -676,5 +716,4 @@ class _Printer(StmtExprVisitor):
         if s.annotations:
             self.out.append(", annotations=")
             self.data(dict(s.annotations))
-        self.end(")")
-        return token
+        self.out.append(")")

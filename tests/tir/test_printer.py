@@ -192,9 +192,9 @@ def test_if_while_let_assert_attr_evaluate():
             T.evaluate(3)
         while x < 10:
             T.evaluate(x)
-        v: T.int32 = x + 1
-        assert v > 0, "v must be positive"
-        T.evaluate(v)
+        with T.LetStmt(x + 1) as v:
+            assert v > 0, "v must be positive"
+            T.evaluate(v)
         with T.attr(A, "storage_alignment", 64):
             T.evaluate(0)
         with T.attr(None, "pragma_unroll", "yes"):

@@ -451,6 +451,9 @@ class FunctionParser:
         if isinstance(frame, (T.Allocate, T.DeclBuffer, T.LetFrame)) and isinstance(
                 target, ast.Name):
             return self.with_binding(frame, target, node)
+        if isinstance(frame, T.AssertFrame):
+            return self.assert_wrap(frame.condition, frame.message, node).build(
+                self.visit_body(node.body))
         raise self.error(item.context_expr, f"expected a frame such as T.block(...), "
                          f"T.init() or T.attr(...), got {type(frame).__name__}")
 
@@ -460,7 +463,9 @@ class FunctionParser:
         try:
             if isinstance(frame, T.LetFrame):
                 value = frame.value
-                var = frame.var or Var(target.id, value.dtype)
+                if not isinstance(value, PrimExpr):
+                    value = self.build(node, op.const, value)
+                var = frame.var if frame.var is not None else Var(target.id, value.dtype)
                 wrap = self.let_wrap(target.id, var, value, node)
             elif isinstance(frame, T.Allocate):
                 wrap = self.allocate(target.id, frame, node)

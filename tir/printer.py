@@ -49,11 +49,12 @@ from .expr import (
     Or,
     PrimExpr,
     Ramp,
+    SizeVar,
     Sub,
     Var,
 )
 from .function import IRModule, PrimFunc
-from .functor import StmtExprVisitor, deep_recursion
+from .functor import StmtExprVisitor, deep_recursion, post_order_visit
 from .intrin import INTRINSICS
 from .node import DATA, STMT, STMTS, Node, child_fields
 from .printer_text import Names, const_text, quote, sanitize, type_text
@@ -116,6 +117,7 @@ class _Printer(StmtExprVisitor):
         self.indent = ""
         self.names = Names()
         self.aliased: set[int] = set()  # data vars that already lend their name to a buffer
+        self.views: dict[int, list[Buffer]] = {}  # id(data var) -> the buffers accessed over it
 
     # One dict lookup per node: the printer visits every node of large programs.
     def visit_expr(self, e: PrimExpr) -> None:
@@ -133,6 +135,7 @@ class _Printer(StmtExprVisitor):
         if isinstance(node, PrimExpr):
             self.visit_expr(node)
         elif isinstance(node, Stmt):
+            self.collect_views(node)
             self.visit_stmt(node)
         elif isinstance(node, Buffer):
             self.buffer_decl(node)
@@ -176,14 +179,31 @@ class _Printer(StmtExprVisitor):
             buf = func.buffer_map.get(param)
             if buf is not None:
                 self.match_buffer(param, buf)
+        self.collect_views(func.body)
         self.visit_stmt(func.body)
         self.indent = outer
+
+    def collect_views(self, body: Stmt) -> None:
+        """Which buffers each data var is accessed through, so that an allocation can
+        declare the ones its own shape and dtype do not describe."""
+        views: dict[int, list[Buffer]] = {}
+
+        def visit(node: Any) -> None:
+            buf = getattr(node, "buffer", None)
+            if isinstance(buf, Buffer):
+                seen = views.setdefault(id(buf.data), [])
+                if all(b is not buf for b in seen):
+                    seen.append(buf)
+
+        post_order_visit(body, visit)
+        self.views = views
 
     def match_buffer(self, param: Var, buf: Buffer) -> None:
         """``A_1 = T.match_buffer(A, (n,), "float32")``, declaring new shape vars first."""
         for e in buf.shape + buf.strides + (buf.elem_offset,):
             if isinstance(e, Var) and id(e) not in self.names.of:
-                self.line(f"{self.var_name(e)} = {type_text(e.dtype)}()")
+                size = "is_size_var=True" if isinstance(e, SizeVar) else ""
+                self.line(f"{self.var_name(e)} = {type_text(e.dtype)}({size})")
         name = self.names.of[id(buf)] = self.names.claim(buf.name)
         if id(buf.data) not in self.names.of:
             self.names.of[id(buf.data)] = f"{name}.data"
@@ -206,7 +226,7 @@ class _Printer(StmtExprVisitor):
         if not (type(buf.elem_offset) is IntImm and buf.elem_offset.value == 0):
             self.out.append(", elem_offset=")
             self.visit_expr(buf.elem_offset)
-        if buf.scope and buf.scope != "global":
+        if buf.scope:
             self.out.append(f", scope={quote(buf.scope)}")
 
     # ------------------------------------------------------------ names
@@ -291,7 +311,10 @@ class _Printer(StmtExprVisitor):
 
     @data.register
     def _(self, value: PrimExpr) -> None:
-        self.visit_expr(value)
+        if type(value) is IntImm and value.dtype == "int32":
+            self.out.append(f"T.int32({value.value})")  # a bare 4 would read back as an int
+        else:
+            self.visit_expr(value)
 
     @data.register
     def _(self, value: Buffer) -> None:
@@ -538,6 +561,10 @@ class _Printer(StmtExprVisitor):
             self.start("with ")
             self.alloc_call(s)
             self.end(f" as {self.var_name(s.buffer_var)}:")
+            outer = self.indent
+            self.indent += INDENT
+            self.alloc_views(s)
+            self.indent = outer
         self.block(s.body)
         if token is not None:
             self.names.release(token)
@@ -646,11 +673,10 @@ class _Printer(StmtExprVisitor):
         tokens = []
         for buf in b.alloc_buffers:
             tokens.append(self.names.define(buf.data, buf.name))
-            self.start(f"{self.var_name(buf.data)} = T.alloc_buffer((")
-            self.args(buf.shape)
-            self.out.append(f"{',' if len(buf.shape) == 1 else ''}), {quote(buf.dtype)}")
-            if buf.scope:
-                self.out.append(f", scope={quote(buf.scope)}")
+            name = self.names.of[id(buf)] = self.var_name(buf.data)  # the buffer is named so
+            self.aliased.add(id(buf.data))
+            self.start(f"{name} = T.alloc_buffer(")
+            self.buffer_args(buf)
             self.end(")")
         if b.annotations:
             self.start("T.block_attr(")
@@ -703,13 +729,30 @@ class _Printer(StmtExprVisitor):
         self.start(f"{self.var_name(s.buffer_var)} = ")
         self.alloc_call(s)
         self.end()
+        self.alloc_views(s)
         return token
+
+    def alloc_views(self, s: Allocate) -> None:
+        """Name the buffers over an allocation: the one its shape and dtype describe takes
+        the allocation's name (``p[i]``), others are declared (``B = T.Buffer(..., data=p)``)."""
+        var_name = self.var_name(s.buffer_var)
+        for buf in self.views.get(id(s.buffer_var), ()):
+            if id(buf) in self.names.of:
+                continue
+            if id(s.buffer_var) not in self.aliased and _is_implicit_view(buf, s):
+                self.aliased.add(id(s.buffer_var))
+                self.names.of[id(buf)] = var_name
+                continue
+            name = self.names.of[id(buf)] = self.names.claim(buf.name)
+            self.start(f"{name} = T.Buffer(")
+            self.buffer_args(buf)
+            self.end(f", data={var_name})")
 
     def alloc_call(self, s: Allocate) -> None:
         """``T.allocate([16], "float32", "global")`` with its condition and annotations."""
         self.out.append("T.allocate([")
         self.args(s.extents)
-        self.out.append(f"], {quote(s.dtype)}, \"global\"")
+        self.out.append(f"], {quote(s.dtype)}, {quote(_alloc_scope(self.views, s))}")
         if not (type(s.condition) is IntImm and s.condition.value):
             self.out.append(", condition=")
             self.visit_expr(s.condition)
@@ -717,3 +760,24 @@ class _Printer(StmtExprVisitor):
             self.out.append(", annotations=")
             self.data(dict(s.annotations))
         self.out.append(")")
+
+
+def _alloc_scope(views: dict, s: Allocate) -> str:
+    """The storage scope an allocation prints: its buffers' (``"global"`` when unset)."""
+    for buf in views.get(id(s.buffer_var), ()):
+        if buf.scope and buf.scope != "global":
+            return buf.scope
+    return "global"
+
+
+def _is_implicit_view(buf: Buffer, s: Allocate) -> bool:
+    """Whether ``buf`` is the buffer that ``p = T.allocate(extents, dtype, scope)`` reads as:
+    the allocation's dtype and extents, compact, at offset 0, of the printed scope."""
+    if buf.dtype != s.dtype or buf.strides or len(buf.shape) != len(s.extents):
+        return False
+    if not (type(buf.elem_offset) is IntImm and buf.elem_offset.value == 0):
+        return False
+    if buf.scope == "global":
+        return False  # reads back as "": declared with its scope instead
+    return all(a is b or type(a) is IntImm and type(b) is IntImm and a.value == b.value
+               and a.dtype == b.dtype for a, b in zip(buf.shape, s.extents))

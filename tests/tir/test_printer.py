@@ -275,7 +275,7 @@ def test_seed_function_golden():
 
         @T.prim_func
         def main(A: T.handle, n: T.int32):
-            A_len = T.int32()
+            A_len = T.int32(is_size_var=True)
             A_1 = T.match_buffer(A, (A_len,), "float32")
             for i in range(n):
                 for j in T.vectorized(4):

@@ -445,9 +445,8 @@ class FunctionParser:
             self.blocks[-1].init = self.visit_body(node.body)
             return None
         if isinstance(frame, T.AttrFrame):
-            attr_node = StringImm(frame.node) if isinstance(frame.node, str) else frame.node
             body = self.visit_body(node.body)
-            return self.build(node, AttrStmt, attr_node, frame.key, frame.value, body)
+            return self.build(node, AttrStmt, frame.node, frame.key, frame.value, body)
         if isinstance(frame, (T.Allocate, T.DeclBuffer, T.LetFrame)) and isinstance(
                 target, ast.Name):
             return self.with_binding(frame, target, node)

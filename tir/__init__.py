@@ -36,6 +36,7 @@ from . import pickling as _pickling  # noqa: E402,F401  (IR nodes pickle: tir/pi
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError  # noqa: E402
 from . import te  # noqa: E402
 from . import script  # noqa: E402  (TVMScript: from tir.script import tir as T)
+from . import testing  # noqa: E402  (CompareBeforeAfter)
 from .structural import (  # noqa: E402
     assert_structural_equal, get_first_structural_mismatch, structural_equal, structural_hash,
 )
@@ -53,4 +54,4 @@ __all__ = sorted(
     name
     for name, value in globals().items()
     if not name.startswith("_") and not isinstance(value, type(_sys))
-) + ["arith", "ir_builder", "schedule", "script", "stmt_functor", "te"]
+) + ["arith", "ir_builder", "schedule", "script", "stmt_functor", "te", "testing"]

@@ -474,19 +474,24 @@ def vscale() -> PrimExpr:
 globals()["Any"] = _e.Any
 
 
+def _strings(args: tuple) -> list:
+    """Call arguments with Python strings as ``StringImm`` (``T.call_extern(..., "fmt")``)."""
+    return [StringImm(a) if isinstance(a, str) else a for a in args]
+
+
 def call_intrin(dtype: str, op: str, *args: Any) -> PrimExpr:
     """A call of intrinsic ``op`` returning ``dtype``."""
-    return _op.call_intrin(_dt.canonical(dtype), op, *args)
+    return _op.call_intrin(_dt.canonical(dtype), op, *_strings(args))
 
 
 def call_extern(dtype: str, func_name: str, *args: Any) -> PrimExpr:
     """A call of the C function ``func_name``."""
-    return _op.call_extern(_dt.canonical(dtype), func_name, *args)
+    return _op.call_extern(_dt.canonical(dtype), func_name, *_strings(args))
 
 
 def call_pure_extern(dtype: str, func_name: str, *args: Any) -> PrimExpr:
     """A call of a C function without side effects."""
-    return _op.call_pure_extern(_dt.canonical(dtype), func_name, *args)
+    return _op.call_pure_extern(_dt.canonical(dtype), func_name, *_strings(args))
 
 
 def reinterpret(dtype: str, value: Any) -> PrimExpr:

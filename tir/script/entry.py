@@ -22,8 +22,13 @@ from .errors import ParseError, Source
 from .parser import FunctionParser
 
 
-def parse_function(func: Any, private: bool = False, depth: int = 2) -> PrimFunc:
-    """The ``PrimFunc`` that the source of the Python function ``func`` spells."""
+def parse_function(func: Any, private: bool = False, depth: int | None = 2,
+                   extra: Mapping[str, Any] | None = None) -> PrimFunc:
+    """The ``PrimFunc`` that the source of the Python function ``func`` spells.
+
+    ``depth`` is how many frames up the decorator was applied (their locals are
+    searched for names; None: none), ``extra`` more names to search first.
+    """
     del private  # tirlite adds no global_symbol, so private and public parse alike
     if isinstance(func, PrimFunc):
         return func
@@ -40,7 +45,8 @@ def parse_function(func: Any, private: bool = False, depth: int = 2) -> PrimFunc
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
     if node is None:
         raise source.error(None, "expected a def")
-    outer = collections.ChainMap(_closure(func), *_caller_locals(depth + 1), func.__globals__)
+    frames = _caller_locals(depth + 1) if depth is not None else []
+    outer = collections.ChainMap(_closure(func), dict(extra or {}), *frames, func.__globals__)
     return FunctionParser(source, outer).parse(node)
 
 

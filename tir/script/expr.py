@@ -38,6 +38,8 @@ _PY_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
 # Builders that take the name of the variable they are assigned to.
 NAMED = (T.Buffer, T.match_buffer, T.alloc_buffer, T.decl_buffer)
 _MISSING = object()
+# Python's builtins a script may use (shapes and meta values); not open(), exec() and the like.
+_PY_BUILTINS = frozenset("range len int float bool str tuple list dict enumerate zip".split())
 
 
 def same_text(a: ast.AST, b: ast.AST) -> bool:
@@ -83,11 +85,11 @@ class Evaluator:
             if value is not _MISSING:
                 return value
         value = self.outer.get(name, _MISSING)
-        if value is _MISSING:
-            value = getattr(builtins, name, _MISSING)
+        if value is _MISSING and name in _PY_BUILTINS:
+            value = getattr(builtins, name)
         if value is _MISSING:
             raise self.error(node, f"undefined name {name!r}")
-        return value
+        return value.value if isinstance(value, T.MetaVar) else value
 
     def error(self, node: ast.AST, message: str) -> ParseError:
         return self.source.error(node, message)
@@ -359,9 +361,13 @@ def _and(a: Any, b: Any) -> Any:
 
 
 def _kind(value: Any) -> str:
-    """How an error names a value: ``float32 expression``, ``Buffer``, ``str``."""
+    """How an error names a value: ``float32 expression``, ``Buffer``, ``T``."""
     if isinstance(value, PrimExpr):
         return f"{value.dtype} expression"
+    if value is T:
+        return "T"
+    if isinstance(value, type(T)):
+        return f"module {value.__name__}"
     return type(value).__name__
 
 

@@ -321,6 +321,12 @@ class FunctionParser:
     def bind(self, target: ast.Name, value: Any, node: ast.AST) -> _Wrap | None:
         """``name = value``: what it means depends on what ``value`` is."""
         name = target.id
+        if isinstance(value, T.Remap):
+            axes = self.remap(value, node)
+            if len(axes) != 1:
+                raise self.error(node, f"T.axis.remap makes {len(axes)} iter vars; unpack them "
+                                 "into as many names")
+            value = axes[0]
         if isinstance(value, T.MatchBuffer):
             return self.match_buffer(name, value, node)
         if isinstance(value, T.AllocBuffer):
@@ -356,7 +362,8 @@ class FunctionParser:
 
     def match_buffer(self, name: str, spec: T.MatchBuffer, node: ast.AST) -> None:
         param = spec.param
-        if self.blocks or not any(param is p for p in self.params):
+        is_handle = isinstance(param, Var) and param.dtype == "handle"
+        if self.blocks or not is_handle or not any(param is p for p in self.params):
             raise self.error(node, "T.match_buffer binds a handle parameter of the function "
                              "(match_buffer inside blocks is not supported)")
         if param in self.buffer_map:

@@ -87,6 +87,17 @@ def test_let_statements_and_annotated_assignments():
     assert let_x.body.var.dtype == "int64"
 
 
+def test_a_stored_value_takes_the_buffer_dtype_as_in_tvm():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32"), n: T.int32):
+        A[0] = n
+        A[1] = 2
+
+    first, second = f.body.seq
+    assert isinstance(first.value, tir.Cast) and first.value.dtype == "float32"
+    assert second.value.dtype == "float32"
+
+
 def test_if_else_while_assert_and_evaluate():
     @T.prim_func
     def f(A: T.Buffer((16,), "int32"), n: T.int32):

@@ -17,8 +17,8 @@ CASES = [
     ("    for i in range(n, T.float32(2)):\n        A[i] = T.float32(0)\n",
      3, 14, r"expects integer extents, got float32"),
     ("    A[0] = B[0]\n", 3, 12, r"undefined name 'B'"),
-    ("    A[0] = T.int32(1)\n", 3, 5,
-     r"value dtype does not match buffer A: expected float32, got int32"),
+    ("    A[0] = T.Broadcast(T.float32(1), 4)\n", 3, 5,
+     r"value dtype does not match buffer A: expected float32, got float32x4"),
     ("    A[0] = T.Ramp(0, 1, 4)\n", 3, 5, r"expected float32, got int32x4"),
     ("    A[0, 1] = T.float32(0)\n", 3, 5, r"1 dimension"),
     ("    for i in range(16)\n        pass\n", 3, 23, r"invalid syntax"),
@@ -106,9 +106,9 @@ def test_error_inside_a_module_class():
 
             @T.prim_func
             def other(A: T.Buffer((4,), "float32")):
-                A[0] = T.float64(0)
+                A[0] = T.Ramp(T.float32(0), T.float32(1), 2)
     """)
-    with pytest.raises(ParseError, match="expected float32, got float64") as info:
+    with pytest.raises(ParseError, match="expected float32, got float32x2") as info:
         from_source(text)
     assert (info.value.lineno, info.value.col) == (10, 9)
 

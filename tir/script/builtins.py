@@ -460,6 +460,21 @@ def Shuffle(vectors: Any, indices: Any) -> PrimExpr:  # noqa: N802
     return _e.Shuffle(list(vectors), list(indices))
 
 
+def cast(value: Any, dtype: str) -> PrimExpr:
+    """``value`` converted to ``dtype`` (TVM's lowercase form; folds constants)."""
+    return _op.cast(_dt.canonical(dtype), value)
+
+
+def ramp(base: Any, stride: Any, lanes: Any) -> PrimExpr:
+    """TVM's lowercase ``T.ramp``."""
+    return Ramp(base, stride, lanes)
+
+
+def broadcast(value: Any, lanes: Any) -> PrimExpr:
+    """TVM's lowercase ``T.broadcast``."""
+    return Broadcast(value, lanes)
+
+
 def let(var: Any, value: Any, body: Any) -> PrimExpr:
     """``T.let(v, value, body)``: a ``Let`` expression (the parser binds ``v`` in ``body``)."""
     return _e.Let(var, value, body)
@@ -484,14 +499,24 @@ def call_intrin(dtype: str, op: str, *args: Any) -> PrimExpr:
     return _op.call_intrin(_dt.canonical(dtype), op, *_strings(args))
 
 
-def call_extern(dtype: str, func_name: str, *args: Any) -> PrimExpr:
-    """A call of the C function ``func_name``."""
-    return _op.call_extern(_dt.canonical(dtype), func_name, *_strings(args))
+def _extern_args(args: tuple, dtype: str | None) -> tuple[str, str, list]:
+    """``(dtype, name, *args)`` as the printer writes it, or ``(name, *args, dtype=...)``."""
+    if dtype is None:
+        dtype, args = args[0], args[1:]
+    return _dt.canonical(dtype), args[0], _strings(args[1:])
 
 
-def call_pure_extern(dtype: str, func_name: str, *args: Any) -> PrimExpr:
-    """A call of a C function without side effects."""
-    return _op.call_pure_extern(_dt.canonical(dtype), func_name, *_strings(args))
+def call_extern(*args: Any, dtype: str | None = None) -> PrimExpr:
+    """A call of a C function: ``T.call_extern("int32", "f", x)`` or
+    ``T.call_extern("f", x, dtype="int32")``."""
+    dtype, name, rest = _extern_args(args, dtype)
+    return _op.call_extern(dtype, name, *rest)
+
+
+def call_pure_extern(*args: Any, dtype: str | None = None) -> PrimExpr:
+    """A call of a C function without side effects (arguments as ``call_extern``)."""
+    dtype, name, rest = _extern_args(args, dtype)
+    return _op.call_pure_extern(dtype, name, *rest)
 
 
 def reinterpret(dtype: str, value: Any) -> PrimExpr:
@@ -509,13 +534,15 @@ def assume(condition: Any) -> PrimExpr:
     return Call("bool", "tir.assume", [_op.convert(condition)])
 
 
-def if_then_else(cond: Any, t: Any, f: Any) -> PrimExpr:
+def if_then_else(cond: Any, t: Any, f: Any, dtype: str | None = None) -> PrimExpr:
     """``cond ? t : f`` evaluating one branch (a ``Call``, never folded)."""
+    if dtype is not None:
+        t, f = _op.const(t, dtype), _op.const(f, dtype)
     t, f = _op.promote(t, f, "T.if_then_else")
     return Call(t.dtype, "tir.if_then_else", [_op.convert(cond), t, f])
 
 
-def likely(cond: Any) -> PrimExpr:
+def likely(cond: Any, dtype: str | None = None) -> PrimExpr:
     """``cond`` marked as the likely case (a ``Call``, never folded)."""
     cond = _op.convert(cond)
     return Call(cond.dtype, "tir.likely", [cond])
@@ -526,8 +553,8 @@ def _intrinsic(name: str) -> Any:
     maker = getattr(_op, name, None)
     op_name = f"tir.{name}"
 
-    def build(*args: Any) -> PrimExpr:
-        args = [_op.convert(a) for a in args]
+    def build(*args: Any, dtype: str | None = None) -> PrimExpr:
+        args = [_op.convert(a) if dtype is None else _op.const(a, dtype) for a in args]
         result = maker(*args) if maker is not None else None
         if isinstance(result, Call) and result.op == op_name:
             return result

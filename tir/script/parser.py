@@ -27,7 +27,7 @@ from .. import dtype as dt
 from .. import op
 from ..block import Block, BlockRealize, IterVar, IterVarType
 from ..buffer import Buffer
-from ..expr import IntImm, PrimExpr, StringImm, Var
+from ..expr import IntImm, PrimExpr, StringImm, Var, access_dtype
 from ..function import PrimFunc
 from ..stmt import (
     Allocate,
@@ -104,7 +104,8 @@ class FunctionParser:
             self.param(arg)
         ret_type = None
         if node.returns is not None:
-            ret_type = self.dtype_of(self.ev.eval(node.returns), node.returns)
+            ret = self.ev.eval(node.returns)
+            ret_type = None if ret is None else self.dtype_of(ret, node.returns)  # -> None
         body = node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # the docstring
@@ -299,6 +300,8 @@ class FunctionParser:
         if buf is None:
             raise self.error(target.value, "only buffers can be stored to")
         indices = self.ev.indices(buf, target.slice)
+        if isinstance(value, PrimExpr):
+            value = self.build(node, _store_cast, buf, value, indices)
         return self.build(node, BufferStore, buf, value, indices)
 
     def bind_tuple(self, target: ast.Tuple, value: Any, node: ast.AST) -> _Wrap | None:
@@ -577,6 +580,15 @@ class FunctionParser:
         then = self.visit_body(node.body)
         other = self.visit_body(node.orelse) if node.orelse else None
         return self.build(node, IfThenElse, cond, then, other)
+
+
+def _store_cast(buf: Buffer, value: PrimExpr, indices: list) -> PrimExpr:
+    """``value`` in the element type the store expects, as TVM converts (``B[i] = vi`` into a
+    float buffer); a lane count that differs stays an error."""
+    want = access_dtype(buf, tuple(op.convert(i) for i in indices))
+    if value.dtype == want or dt.lanes_of(value.dtype) != dt.lanes_of(want):
+        return value
+    return op.cast(want, value)
 
 
 def _wrap_all(wraps: list[_Wrap], body: Stmt) -> Stmt:

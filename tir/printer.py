@@ -80,6 +80,8 @@ _TYPED_CALLS = {"tir.call_extern", "tir.call_pure_extern", "tir.reinterpret",
                 "tir.get_active_lane_mask"}
 INDENT = "    "
 _SCOPED = (LetStmt, AssertStmt, Allocate)
+# TVMScript's names of block iter var kinds (IterVarType values: DataPar, CommReduce, ...)
+_AXIS_KINDS = {0: "spatial", 2: "reduce", 3: "scan", 9: "opaque"}
 _DISPATCH: dict[type, Any] = {}  # node class -> _Printer method
 
 
@@ -632,7 +634,7 @@ class _Printer(StmtExprVisitor):
         tokens = []
         for iv, value in zip(b.iter_vars, s.iter_values):
             tokens.append(self.names.define(iv.var, iv.var.name))
-            kind = "reduce" if iv.is_reduce else "spatial"
+            kind = _AXIS_KINDS.get(iv.iter_type, "spatial")
             self.start(f"{self.var_name(iv.var)} = T.axis.{kind}(")
             if type(iv.min) is IntImm and iv.min.value == 0:
                 self.visit_expr(iv.extent)

@@ -324,6 +324,13 @@ class Evaluator:
         return T.Ramp(start, step, lanes)
 
 
+def as_index(value: Any, dtype: str) -> PrimExpr:
+    """An index value in ``dtype``: a Python int converted, an expression as it is."""
+    if isinstance(value, PrimExpr):
+        return value
+    return op.const(value, dtype)
+
+
 def _vload(buf: Buffer) -> Callable:
     def vload(indices: Any, dtype: str | None = None, predicate: Any = None) -> PrimExpr:
         indices = list(indices) if isinstance(indices, (list, tuple)) else [indices]

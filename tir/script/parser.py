@@ -25,9 +25,8 @@ import attrs
 
 from .. import dtype as dt
 from .. import op
-from ..block import Block, BlockRealize, IterVar, IterVarType
 from ..buffer import Buffer
-from ..expr import IntImm, PrimExpr, StringImm, Var, access_dtype
+from ..expr import PrimExpr, StringImm, Var, access_dtype
 from ..function import PrimFunc
 from ..stmt import (
     Allocate,
@@ -44,15 +43,13 @@ from ..stmt import (
     While,
 )
 from . import builtins as T
+from .blocks import BlockMixin, BlockState
 from .errors import Source
-from .expr import Evaluator, offset_of
+from .expr import Evaluator, as_index, offset_of
 
 _KINDS = {"serial": ForKind.SERIAL, "parallel": ForKind.PARALLEL,
           "vectorized": ForKind.VECTORIZED, "unroll": ForKind.UNROLLED,
           "thread_binding": ForKind.THREAD_BINDING}
-_AXES = {"spatial": IterVarType.DataPar, "reduce": IterVarType.CommReduce,
-         "scan": IterVarType.Ordered, "opaque": IterVarType.Opaque}
-_REMAP = {"S": "spatial", "R": "reduce"}
 Wrapper = Callable[[Stmt], Stmt]
 
 
@@ -63,20 +60,7 @@ class _Wrap:
     build: Wrapper
 
 
-@attrs.define
-class _BlockState:
-    """What the lines of a ``with T.block(...)`` have declared so far."""
-
-    name: str
-    iter_vars: list = attrs.field(factory=list)
-    values: list = attrs.field(factory=list)
-    allocs: list = attrs.field(factory=list)
-    init: Stmt | None = None
-    predicate: Any = True
-    annotations: dict = attrs.field(factory=dict)
-
-
-class FunctionParser:
+class FunctionParser(BlockMixin):
     """Parses one ``ast.FunctionDef`` into a ``PrimFunc``."""
 
     def __init__(self, source: Source, outer: dict[str, Any]):
@@ -86,7 +70,7 @@ class FunctionParser:
         self.attrs: dict[str, Any] = {}
         self.params: list[Var] = []
         self.buffer_map: dict[Var, Buffer] = {}
-        self.blocks: list[_BlockState] = []
+        self.blocks: list[BlockState] = []
         self.root_allocs: list[Buffer] = []
         self.loops: dict[int, tuple[PrimExpr, PrimExpr]] = {}  # loop var -> (min, extent)
         self.saw_block = False
@@ -153,15 +137,6 @@ class FunctionParser:
                 pass
         raise self.error(node, f"expected a type such as T.int32 or T.handle, got "
                          f"{type(value).__name__}")
-
-    def with_root_block(self, body: Stmt) -> Stmt:
-        """TVM's rule: blocks in a function live in a root block (added when not written)."""
-        if not self.saw_block and not self.root_allocs:
-            return body
-        if isinstance(body, BlockRealize) and not body.block.iter_vars and not self.root_allocs:
-            return body
-        root = Block([], "root", alloc_buffers=self.root_allocs, body=body)
-        return BlockRealize([], op.const(True), root)
 
     # ------------------------------------------------------------ bodies
 
@@ -398,49 +373,6 @@ class FunctionParser:
 
     # ------------------------------------------------------------ blocks
 
-    def axis(self, name: str, spec: T.Axis, node: ast.AST) -> None:
-        """``v = T.axis.spatial(dom, value)``: a block iter var bound to ``value``."""
-        if not self.blocks:
-            raise self.error(node, "T.axis.* declares an iter var of a T.block; it belongs "
-                             "inside one")
-        value = spec.value if isinstance(spec.value, PrimExpr) else op.const(spec.value)
-        dtype = spec.dtype or value.dtype
-        lo, extent = self.axis_dom(spec.dom, node, dtype)
-        var = Var(name, dtype)
-        iv = self.build(node, _iter_var, var, lo, extent, _AXES[spec.kind])
-        blk = self.blocks[-1]
-        blk.iter_vars.append(iv)
-        blk.values.append(value)
-        self.known.add(id(var))
-        self.ev.define(name, var)
-
-    def axis_dom(self, dom: Any, node: ast.AST, dtype: str) -> tuple[PrimExpr, PrimExpr]:
-        """``(min, extent)`` of an axis domain: an extent, or ``(begin, end)``."""
-        written = _axis_extent_node(node)
-        if isinstance(dom, (tuple, list)):
-            if len(dom) != 2:
-                raise self.error(node, "an axis domain is an extent or a (begin, end) pair")
-            lo = _as(dom[0], dtype)
-            extent = self.ev.eval(written) if written is not None else T._extent(dom[0], dom[1])
-            return lo, _as(extent, dtype)
-        return _as(0, dtype), _as(dom, dtype)
-
-    def remap(self, spec: T.Remap, node: ast.AST) -> list[T.Axis]:
-        """``T.axis.remap("SR", [i, j])``: each iter var over its loop's domain."""
-        kinds = spec.kinds
-        if len(kinds) != len(spec.values) or any(k not in _REMAP for k in kinds):
-            raise self.error(node, f"T.axis.remap expects one of 'S'/'R' per loop var, got "
-                             f"{kinds!r} for {len(spec.values)} vars")
-        out = []
-        for k, v in zip(kinds, spec.values):
-            dom = self.loops.get(id(v))
-            if dom is None:
-                raise self.error(node, f"T.axis.remap binds loop vars; {v} is not one")
-            lo, extent = dom
-            out.append(T.Axis(_REMAP[k], extent if _is_zero(lo) else (lo, op.add(lo, extent)),
-                              v))
-        return out
-
     def visit_With(self, node: ast.With) -> Stmt | _Wrap | None:
         if len(node.items) != 1:
             raise self.error(node, "one frame per with statement")
@@ -484,22 +416,6 @@ class FunctionParser:
         finally:
             self.ev.pop()
         return wrap.build(body) if wrap is not None else body
-
-    def block(self, frame: T.BlockFrame, node: ast.With) -> Stmt:
-        self.saw_block = True
-        state = _BlockState(frame.name or "b")
-        self.blocks.append(state)
-        self.ev.push()
-        try:
-            body = self.visit_body(node.body)
-        finally:
-            self.ev.pop()
-            self.blocks.pop()
-        blk = self.build(node, Block, state.iter_vars, state.name, alloc_buffers=state.allocs,
-                         init=state.init, body=body, annotations=state.annotations or None)
-        pred = state.predicate
-        pred = op.const(bool(pred)) if isinstance(pred, (bool, int)) else pred
-        return self.build(node, BlockRealize, state.values, pred, blk)
 
     # ------------------------------------------------------------ control flow
 
@@ -560,7 +476,7 @@ class FunctionParser:
         dtype = next((x.dtype for x in (loop.extent, loop.min) if isinstance(x, PrimExpr)),
                      "int32")
         var = Var(target.id, dtype)
-        lo, extent = _as(loop.min, dtype), _as(loop.extent, dtype)
+        lo, extent = as_index(loop.min, dtype), as_index(loop.extent, dtype)
         self.known.add(id(var))
         self.loops[id(var)] = (lo, extent)
         self.ev.define(target.id, var)
@@ -595,32 +511,6 @@ def _wrap_all(wraps: list[_Wrap], body: Stmt) -> Stmt:
     for w in reversed(wraps):
         body = w.build(body)
     return body
-
-
-def _iter_var(var: Var, lo: PrimExpr, extent: PrimExpr, kind: IterVarType) -> IterVar:
-    return IterVar(None, var, kind, min=lo, extent=extent)
-
-
-def _axis_extent_node(node: ast.AST) -> ast.expr | None:
-    """``n`` of an axis written ``T.axis.spatial((lo, lo + n), v)``, else None."""
-    value = getattr(node, "value", None)
-    if not isinstance(value, ast.Call) or not value.args:
-        return None
-    dom = value.args[0]
-    if isinstance(dom, ast.Tuple) and len(dom.elts) == 2:
-        return offset_of(dom.elts[0], dom.elts[1])
-    return None
-
-
-def _as(value: Any, dtype: str) -> PrimExpr:
-    """An index value in ``dtype``: a Python int converted, an expression as it is."""
-    if isinstance(value, PrimExpr):
-        return value
-    return op.const(value, dtype)
-
-
-def _is_zero(e: Any) -> bool:
-    return isinstance(e, IntImm) and e.value == 0
 
 
 def _int_kind(value: Any) -> str | None:

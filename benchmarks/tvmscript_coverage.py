@@ -158,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     total, ok = collections.Counter(), collections.Counter()
     reasons: collections.Counter = collections.Counter()
     examples: dict[str, str] = {}
+    round_trips = 0
     for path in files_at(args.tvm, tag):
         text = git(args.tvm, "show", f"{tag}:{path}")
         tree = ast.parse(text)
@@ -167,9 +168,12 @@ def main(argv: list[str] | None = None) -> int:
             total[group] += 1
             params = first_parameters(outer, names)
             try:
-                from_source(source_of(text, node), extra_vars={**names, **params},
-                            filename=path)
+                ir = from_source(source_of(text, node), extra_vars={**names, **params},
+                                 filename=path)
                 ok[group] += 1
+                again = from_source(ir.script())
+                if tir.structural_equal(again, ir) and again.script() == ir.script():
+                    round_trips += 1
             except (ParseError, ValueError, TypeError) as err:
                 key = reason(err)
                 reasons[key] += 1
@@ -178,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{group:45s} {ok[group]:4d} / {total[group]:4d}")
     print(f"{'total':45s} {sum(ok.values()):4d} / {sum(total.values()):4d} "
           f"({100 * sum(ok.values()) / max(1, sum(total.values())):.1f}%)")
+    print(f"{round_trips} of the {sum(ok.values())} print and parse back structurally equal")
     print("\nwhy the others do not parse:")
     for key, count in reasons.most_common(15):
         print(f"  {count:4d}  {key}")

@@ -120,6 +120,7 @@ class _Printer(StmtExprVisitor):
         self.names = Names()
         self.aliased: set[int] = set()  # data vars that already lend their name to a buffer
         self.views: dict[int, list[Buffer]] = {}  # id(data var) -> the buffers accessed over it
+        self.free: list[Var] = []  # variables named where first used, not where defined
 
     # One dict lookup per node: the printer visits every node of large programs.
     def visit_expr(self, e: PrimExpr) -> None:
@@ -182,8 +183,21 @@ class _Printer(StmtExprVisitor):
             if buf is not None:
                 self.match_buffer(param, buf)
         self.collect_views(func.body)
+        self.free, top = [], len(self.out)
         self.visit_stmt(func.body)
+        self.declare_free_vars(top)
         self.indent = outer
+
+    def declare_free_vars(self, at: int) -> None:
+        """``n = T.int32()`` at the top of the body for the variables it uses but no
+        parameter, buffer or statement defines, so that the text reads back."""
+        lines = []
+        for v in self.free:
+            size = "is_size_var=True" if isinstance(v, SizeVar) else ""
+            ctor = type_text(v.dtype, v.type_annotation)
+            call = ctor if ctor.endswith(")") else f"{ctor}({size})"
+            lines.append(f"{self.indent}{self.names.of[id(v)]} = {call}\n")
+        self.out[at:at] = lines
 
     def collect_views(self, body: Stmt) -> None:
         """Which buffers each data var is accessed through, so that an allocation can
@@ -238,6 +252,7 @@ class _Printer(StmtExprVisitor):
         name = self.names.of.get(id(v))
         if name is None:
             name = self.names.of[id(v)] = self.names.claim(v.name)
+            self.free.append(v)
         return name
 
     def buffer_name(self, buf: Buffer) -> str:
@@ -491,8 +506,11 @@ class _Printer(StmtExprVisitor):
         """``A[i, j]``; a last index ``Ramp(b, 1, n)`` prints as the slice ``b:b + n``
         when it is the only vector index (with vectors in other dimensions too, a slice
         would read as NumPy's outer indexing, so every index prints as written)."""
+        if not indices:
+            self.out.append(self.buffer_name(buf) + "[()]")  # a 0-d buffer
+            return
         self.out.append(self.buffer_name(buf) + "[")
-        last = indices[-1] if indices else None
+        last = indices[-1]
         if type(last) is Ramp and type(last.stride) is IntImm and last.stride.value == 1 \
                 and not any(DataType(i.dtype).is_vector for i in indices[:-1]):
             self.args(indices[:-1])

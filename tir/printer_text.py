@@ -47,10 +47,18 @@ def _float_text(value: float, bits: int, negative: bool) -> str:
         fmt = "<f" if bits == 32 else "<e"
         want = struct.pack(fmt, value)
         text = next(
-            t for t in (f"{value:.{p}g}" for p in range(1, 18))
-            if struct.pack(fmt, float(t)) == want
+            t for t in (f"{value:.{p}g}" for p in range(1, 18)) if _packs_to(fmt, t, want)
         )
     return text.removesuffix(".0")
+
+
+def _packs_to(fmt: str, text: str, want: bytes) -> bool:
+    """Whether ``text`` reads back as the float whose bytes are ``want``; a decimal just past
+    the largest float32 (-3.4028235e+38 for its lowest) does not fit at all."""
+    try:
+        return struct.pack(fmt, float(text)) == want
+    except OverflowError:
+        return False
 
 
 def type_text(dtype: str, annotation: str | None = None) -> str:

@@ -322,6 +322,8 @@ class FunctionParser(BlockMixin):
         if isinstance(value, T.MetaVar):
             self.ev.define(name, value.value)
             return None
+        if isinstance(value, T.HandleType):  # p = T.handle("float32"): a new handle var
+            value = Var(name, "handle", type_annotation=value.annotation)
         if isinstance(value, Var) and id(value) not in self.known:
             var = type(value)(name, value.dtype, value.type_annotation)  # n = T.int32()
             self.known.add(id(var))

@@ -18,7 +18,7 @@ from ..block import Block, BlockRealize, IterVar, IterVarType
 from ..expr import IntImm, PrimExpr, Var
 from ..stmt import Stmt
 from . import builtins as T
-from .expr import as_index, offset_of
+from .expr import as_index, extent_between, offset_of
 
 _AXES = {"spatial": IterVarType.DataPar, "reduce": IterVarType.CommReduce,
          "scan": IterVarType.Ordered, "opaque": IterVarType.Opaque}
@@ -73,7 +73,10 @@ class BlockMixin:
             if len(dom) != 2:
                 raise self.error(node, "an axis domain is an extent or a (begin, end) pair")
             lo = as_index(dom[0], dtype)
-            extent = self.ev.eval(written) if written is not None else T._extent(dom[0], dom[1])
+            if written is not None:
+                extent = self.ev.eval(written)
+            else:
+                extent = extent_between(dom[0], dom[1])
             return lo, as_index(extent, dtype)
         return as_index(0, dtype), as_index(dom, dtype)
 

@@ -193,24 +193,14 @@ class Loop:
 def _loop(kind: str, start: Any, stop: Any, annotations: Any, thread: Any = None) -> Loop:
     if stop is None:
         start, stop = 0, start
-    extent = stop if _is_zero(start) else _extent(start, stop)
+    from .expr import extent_between  # expr reads this module: imported at call time
+
+    extent = stop if _is_zero(start) else extent_between(start, stop)
     return Loop(start, extent, kind, annotations, thread)
 
 
 def _is_zero(e: Any) -> bool:
     return isinstance(e, int) and e == 0 or getattr(e, "value", None) == 0
-
-
-def _extent(start: Any, stop: Any) -> Any:
-    """``stop - start``: folded when both are constants, simplified otherwise."""
-    if isinstance(start, int) and isinstance(stop, int):
-        return stop - start
-    diff = _op.sub(stop, start)
-    if isinstance(diff, PrimExpr) and not hasattr(diff, "value"):
-        from ..arith import Analyzer
-
-        diff = Analyzer().simplify(diff)
-    return diff
 
 
 def serial(start: Any, stop: Any = None, *, annotations: Any = None) -> Loop:

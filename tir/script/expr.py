@@ -17,6 +17,7 @@ from typing import Any, Callable
 from .. import dtype as dt
 from .. import expr as e
 from .. import op
+from ..arith import Analyzer
 from ..buffer import Buffer
 from ..expr import BufferLoad, PrimExpr, Var
 from ..stmt import BufferStore
@@ -322,6 +323,16 @@ class Evaluator:
         if isinstance(lanes, int) and lanes == 1 and step == 1:
             return start if isinstance(start, PrimExpr) else op.const(start)
         return T.Ramp(start, step, lanes)
+
+
+def extent_between(start: Any, stop: Any) -> Any:
+    """``stop - start``: folded when both are constants, simplified otherwise."""
+    if isinstance(start, int) and isinstance(stop, int):
+        return stop - start
+    diff = op.sub(stop, start)
+    if isinstance(diff, PrimExpr) and not hasattr(diff, "value"):
+        diff = Analyzer().simplify(diff)
+    return diff
 
 
 def as_index(value: Any, dtype: str) -> PrimExpr:

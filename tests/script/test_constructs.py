@@ -302,6 +302,16 @@ def test_ir_module_class():
     tir.assert_structural_equal(tir.script.from_source(text), Module)
 
 
+def test_ir_module_with_tvm_arguments():
+    @I.ir_module(check_well_formed=False)
+    class Module:
+        @T.prim_func(private=True)
+        def main(A: T.Buffer((4,), "float32")):
+            A[0] = T.float32(0)
+
+    assert list(Module.functions) == ["main"]
+
+
 def test_parsed_function_builds_and_runs():
     @T.prim_func
     def saxpy(A: T.Buffer((37,), "float32"), B: T.Buffer((37,), "float32"), a: T.float32):

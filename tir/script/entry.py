@@ -105,8 +105,13 @@ def _class_functions(source: Source, node: ast.ClassDef, names: dict) -> dict[st
     return out
 
 
-def ir_module(cls: type) -> IRModule:
-    """``@I.ir_module class Module:``: the module of the class's ``@T.prim_func``s."""
+def ir_module(cls: type | None = None, *, check_well_formed: bool = True) -> Any:
+    """``@I.ir_module class Module:``: the module of the class's ``@T.prim_func``s.
+
+    ``@I.ir_module(check_well_formed=False)`` is accepted as in TVM (tirlite's
+    parser does not check well-formedness)."""
+    if cls is None:
+        return ir_module
     funcs = {name: value for name, value in vars(cls).items() if isinstance(value, PrimFunc)}
     return IRModule(funcs)
 

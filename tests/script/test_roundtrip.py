@@ -195,3 +195,15 @@ def test_scalable_vectorized_loops(seed):
 def test_modules_round_trip():
     mod = tir.IRModule({"a": generate(1).func, "b": generate(2).func})
     assert_round_trip(mod)
+
+
+def test_deep_expressions_and_long_functions():
+    A = tir.decl_buffer((16,), "float32", "A")
+    deep = A[0]
+    for k in range(3000):
+        deep = deep + A[k % 16]
+    i = tir.Var("i")
+    stores = [tir.BufferStore(A, A[k % 16] * tir.const(2.0), [k % 16]) for k in range(2000)]
+    body = tir.SeqStmt([tir.BufferStore(A, deep, [0]),
+                        tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.SeqStmt(stores))])
+    assert_round_trip(tir.PrimFunc([A], body))

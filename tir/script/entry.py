@@ -18,6 +18,7 @@ import textwrap
 from typing import Any, Mapping
 
 from ..function import IRModule, PrimFunc
+from ..functor import deep_recursion
 from .errors import ParseError, Source
 from .parser import FunctionParser
 
@@ -47,7 +48,8 @@ def parse_function(func: Any, private: bool = False, depth: int | None = 2,
         raise source.error(None, "expected a def")
     frames = _caller_locals(depth + 1) if depth is not None else []
     outer = collections.ChainMap(_closure(func), dict(extra or {}), *frames, func.__globals__)
-    return FunctionParser(source, outer).parse(node)
+    with deep_recursion():  # deep expressions recurse through the evaluator
+        return FunctionParser(source, outer).parse(node)
 
 
 def from_source(text: str, extra_vars: Mapping[str, Any] | None = None,
@@ -76,6 +78,11 @@ def from_source(text: str, extra_vars: Mapping[str, Any] | None = None,
     source = Source(textwrap.dedent(text), filename)
     tree = _parse_text(source)
     names: dict[str, Any] = {"T": builtins, "I": ir, **(extra_vars or {})}
+    with deep_recursion():
+        return _from_tree(source, tree, names)
+
+
+def _from_tree(source: Source, tree: ast.Module, names: dict) -> PrimFunc | IRModule:
     funcs: dict[str, PrimFunc] = {}
     module = False
     for node in tree.body:
@@ -118,9 +125,12 @@ def ir_module(cls: type | None = None, *, check_well_formed: bool = True) -> Any
 
 def _parse_text(source: Source) -> ast.Module:
     try:
-        return ast.parse(source.text)
+        with deep_recursion():  # CPython bounds the ast's depth by the recursion limit
+            return ast.parse(source.text)
     except SyntaxError as err:
         raise source.syntax_error(err) from None
+    except RecursionError:
+        raise source.error(None, "the text nests too deeply for Python's parser") from None
 
 
 def _indent_removed(text: str, dedented: str) -> int:

@@ -178,12 +178,15 @@ class _Printer(StmtExprVisitor):
             self.start("T.func_attr(")
             self.data(dict(sorted(func.attrs.items())))
             self.end(")")
+        self.collect_views(func.body)
+        self.free, top = [], len(self.out)
         for param in func.params:
             buf = func.buffer_map.get(param)
             if buf is not None:
                 self.match_buffer(param, buf)
-        self.collect_views(func.body)
-        self.free, top = [], len(self.out)
+        for param in func.params:  # buffers over a handle param, or over a buffer's data
+            buf = func.buffer_map.get(param)
+            self.declare_views(param if buf is None else buf.data)
         self.visit_stmt(func.body)
         self.declare_free_vars(top)
         self.indent = outer
@@ -217,9 +220,10 @@ class _Printer(StmtExprVisitor):
     def match_buffer(self, param: Var, buf: Buffer) -> None:
         """``A_1 = T.match_buffer(A, (n,), "float32")``, declaring new shape vars first."""
         for e in buf.shape + buf.strides + (buf.elem_offset,):
-            if isinstance(e, Var) and id(e) not in self.names.of:
+            if isinstance(e, Var) and id(e) not in self.names.of:  # defined by the match
                 size = "is_size_var=True" if isinstance(e, SizeVar) else ""
-                self.line(f"{self.var_name(e)} = {type_text(e.dtype)}({size})")
+                name = self.names.of[id(e)] = self.names.claim(e.name)
+                self.line(f"{name} = {type_text(e.dtype)}({size})")
         name = self.names.of[id(buf)] = self.names.claim(buf.name)
         if id(buf.data) not in self.names.of:
             self.names.of[id(buf.data)] = f"{name}.data"
@@ -239,7 +243,7 @@ class _Printer(StmtExprVisitor):
         if buf.strides:
             self.out.append(", strides=")
             self.tuple_of(buf.strides)
-        if not (type(buf.elem_offset) is IntImm and buf.elem_offset.value == 0):
+        if not _is_zero32(buf.elem_offset):
             self.out.append(", elem_offset=")
             self.visit_expr(buf.elem_offset)
         if buf.scope:
@@ -698,6 +702,7 @@ class _Printer(StmtExprVisitor):
             self.start(f"{name} = T.alloc_buffer(")
             self.buffer_args(buf)
             self.end(")")
+            self.declare_views(buf.data)
         if b.annotations:
             self.start("T.block_attr(")
             self.data(dict(b.annotations))
@@ -735,6 +740,8 @@ class _Printer(StmtExprVisitor):
         self.start(f"{self.var_name(s.var)}: {type_text(s.var.dtype, s.var.type_annotation)} = ")
         self.visit_expr(s.value)
         self.end()
+        if s.var.dtype == "handle":
+            self.declare_views(s.var)
         return token
 
     def assert_head(self, s: AssertStmt) -> None:
@@ -755,12 +762,19 @@ class _Printer(StmtExprVisitor):
     def alloc_views(self, s: Allocate) -> None:
         """Name the buffers over an allocation: the one its shape and dtype describe takes
         the allocation's name (``p[i]``), others are declared (``B = T.Buffer(..., data=p)``)."""
-        var_name = self.var_name(s.buffer_var)
-        for buf in self.views.get(id(s.buffer_var), ()):
+        self.declare_views(s.buffer_var, s)
+
+    def declare_views(self, data: Var, alloc: Allocate | None = None) -> None:
+        """``B = T.Buffer(shape, dtype, data=p)`` for each buffer over the handle ``data``
+        that has no name yet (all but the allocation's own, when ``alloc`` is given)."""
+        var_name = None
+        for buf in self.views.get(id(data), ()):
             if id(buf) in self.names.of:
                 continue
-            if id(s.buffer_var) not in self.aliased and _is_implicit_view(buf, s):
-                self.aliased.add(id(s.buffer_var))
+            var_name = var_name or self.var_name(data)
+            if alloc is not None and id(data) not in self.aliased and _is_implicit_view(
+                    buf, alloc):
+                self.aliased.add(id(data))
                 self.names.of[id(buf)] = var_name
                 continue
             name = self.names.of[id(buf)] = self.names.claim(buf.name)
@@ -795,9 +809,14 @@ def _is_implicit_view(buf: Buffer, s: Allocate) -> bool:
     the allocation's dtype and extents, compact, at offset 0, of the printed scope."""
     if buf.dtype != s.dtype or buf.strides or len(buf.shape) != len(s.extents):
         return False
-    if not (type(buf.elem_offset) is IntImm and buf.elem_offset.value == 0):
+    if not _is_zero32(buf.elem_offset):
         return False
     if buf.scope == "global":
         return False  # reads back as "": declared with its scope instead
     return all(a is b or type(a) is IntImm and type(b) is IntImm and a.value == b.value
                and a.dtype == b.dtype for a, b in zip(buf.shape, s.extents))
+
+
+def _is_zero32(e: PrimExpr) -> bool:
+    """Whether ``e`` is the int32 ``0``, the offset a buffer has unless told otherwise."""
+    return type(e) is IntImm and e.value == 0 and e.dtype == "int32"

@@ -94,6 +94,8 @@ class _BufferCtor:
                  offset_factor: int = 0, buffer_type: str = "", axis_separators: Any = None,
                  name: str = "buffer") -> _Buffer:
         del align, offset_factor, buffer_type, axis_separators  # not modelled in tirlite
+        if isinstance(data, _Buffer):  # data=B: a view of B's memory (B and its data share a name)
+            data = data.data
         return _decl_buffer(_shape(shape), dtype, name, data=data, strides=strides,
                             elem_offset=elem_offset, scope=scope)
 

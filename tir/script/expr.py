@@ -132,6 +132,8 @@ class Evaluator:
         if isinstance(value, Buffer) and node.attr in ("vload", "vstore"):
             return _vload(value) if node.attr == "vload" else _vstore(value)
         if not hasattr(value, node.attr):
+            if value is T:
+                raise self.error(node, f"T.{node.attr} is not supported by tirlite's TVMScript")
             raise self.error(node, f"{_kind(value)} has no attribute {node.attr!r}")
         return getattr(value, node.attr)
 

@@ -168,7 +168,9 @@ class _Printer(StmtExprVisitor):
         params = []
         for p in func.params:
             self.names.define(p, p.name)  # params stay named for the whole function
-            params.append(f"{self.var_name(p)}: {type_text(p.dtype, p.type_annotation)}")
+            ann = type_text(p.dtype, p.type_annotation)
+            ann += "(is_size_var=True)" if isinstance(p, SizeVar) else ""
+            params.append(f"{self.var_name(p)}: {ann}")
         ret = "" if func.ret_type is None else f" -> {type_text(str(func.ret_type))}"
         self.line("@T.prim_func")
         self.line(f"def {sanitize(name)}({', '.join(params)}){ret}:")

@@ -302,6 +302,18 @@ def test_ir_module_class():
     tir.assert_structural_equal(tir.script.from_source(text), Module)
 
 
+def test_size_var_params_and_declarations():
+    @T.prim_func
+    def f(a: T.handle, m: T.int32(is_size_var=True)):
+        n = T.int32(is_size_var=True)
+        A = T.match_buffer(a, (n, m), "float32")
+        A[0, 0] = T.float32(0)
+
+    assert isinstance(f.params[1], tir.SizeVar)
+    assert isinstance(f.buffer_map[f.params[0]].shape[0], tir.SizeVar)
+    tir.assert_structural_equal(tir.script.from_source(f.script()), f)
+
+
 def test_ir_module_with_tvm_arguments():
     @I.ir_module(check_well_formed=False)
     class Module:

@@ -129,8 +129,9 @@ class Evaluator:
 
     def attribute(self, node: ast.Attribute) -> Any:
         value = self.eval(node.value)
-        if isinstance(value, Buffer) and node.attr in ("vload", "vstore"):
-            return _vload(value) if node.attr == "vload" else _vstore(value)
+        if node.attr in ("vload", "vstore") and self.as_buffer(value) is not None:
+            buf = self.as_buffer(value)  # a buffer, or an allocation indexed directly
+            return _vload(buf) if node.attr == "vload" else _vstore(buf)
         if not hasattr(value, node.attr):
             if value is T:
                 raise self.error(node, f"T.{node.attr} is not supported by tirlite's TVMScript")

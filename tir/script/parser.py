@@ -114,6 +114,8 @@ class FunctionParser(BlockMixin):
             self.define_buffer_vars(value)
         elif isinstance(value, T.HandleType):
             var = Var(arg.arg, "handle", type_annotation=value.annotation)
+        elif isinstance(value, Var):  # n: T.int32(is_size_var=True)
+            var = type(value)(arg.arg, value.dtype)
         else:
             var = Var(arg.arg, self.dtype_of(value, ann))
         self.params.append(var)

@@ -76,6 +76,12 @@ def test_missing_annotation():
     assert (info.value.lineno, info.value.col) == (2, 7)
 
 
+def test_error_in_a_parameter_annotation():
+    with pytest.raises(ParseError, match="invalid dtype 'floaty'") as info:
+        from_source('@T.prim_func\ndef f(A: T.Buffer((4,), "floaty")):\n    pass\n')
+    assert (info.value.lineno, info.value.col) == (2, 10)
+
+
 def test_no_function_in_the_text():
     with pytest.raises(ParseError, match="no function found"):
         from_source("# nothing here\n")

@@ -97,12 +97,17 @@ class Evaluator:
 
     # ------------------------------------------------------------ dispatch
 
-    def eval(self, node: ast.expr) -> Any:
-        """The value of ``node``; any failure becomes a ``ParseError`` at the innermost node."""
+    def eval(self, node: ast.expr, **extra: Any) -> Any:
+        """The value of ``node``; any failure becomes a ``ParseError`` at the innermost node.
+
+        ``extra`` keywords go to a call of a buffer builder (``name=`` the target's name).
+        """
         method = _DISPATCH.get(type(node))
         if method is None:
             raise self.error(node, f"unsupported expression: {type(node).__name__}")
         try:
+            if extra and method is Evaluator.call:
+                return self.call(node, **extra)
             return method(self, node)
         except ParseError:
             raise

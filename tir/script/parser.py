@@ -95,8 +95,8 @@ class FunctionParser(BlockMixin):
             body = body[1:]  # the docstring
         stmt = self.visit_body(body)
         stmt = self.with_root_block(stmt)
-        return PrimFunc(self.params, stmt, ret_type=ret_type, buffer_map=self.buffer_map,
-                        attrs=self.attrs or None)
+        return self.build(node, PrimFunc, self.params, stmt, ret_type=ret_type,
+                          buffer_map=self.buffer_map, attrs=self.attrs or None)
 
     def param(self, arg: ast.arg) -> None:
         """``A: T.Buffer((n,), "float32")``, ``a: T.handle``, ``n: T.int32``."""
@@ -104,8 +104,7 @@ class FunctionParser(BlockMixin):
             raise self.error(arg, f"parameter {arg.arg!r} needs a type annotation such as "
                              "T.int32, T.handle or T.Buffer((16,), \"float32\")")
         ann = arg.annotation
-        value = (self.ev.call(ann, name=arg.arg) if isinstance(ann, ast.Call)
-                 else self.ev.eval(ann))
+        value = self.ev.eval(ann, name=arg.arg)
         if isinstance(value, Buffer):
             if value.name != arg.arg:
                 value = attrs.evolve(value, name=arg.arg)
@@ -239,10 +238,7 @@ class FunctionParser(BlockMixin):
         if isinstance(target, ast.Subscript):
             return self.store(target, self.ev.eval(node.value), node)
         if isinstance(target, ast.Name):
-            named = isinstance(node.value, ast.Call)
-            value = self.ev.call(node.value, name=target.id) if named else self.ev.eval(
-                node.value)
-            return self.bind(target, value, node)
+            return self.bind(target, self.ev.eval(node.value, name=target.id), node)
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.bind_tuple(target, self.ev.eval(node.value), node)
         raise self.error(target, "expected a name, a tuple of names or buffer[indices]")

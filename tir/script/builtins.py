@@ -526,6 +526,11 @@ def assume(condition: Any) -> PrimExpr:
     return Call("bool", "tir.assume", [_op.convert(condition)])
 
 
+def address_of(load: Any) -> PrimExpr:
+    """``&A[i]``: the address of a buffer element (a handle)."""
+    return Call("handle", "tir.address_of", [load])
+
+
 def if_then_else(cond: Any, t: Any, f: Any, dtype: str | None = None) -> PrimExpr:
     """``cond ? t : f`` evaluating one branch (a ``Call``, never folded)."""
     if dtype is not None:
@@ -559,7 +564,7 @@ def _intrinsic(name: str) -> Any:
 
 
 _SPECIAL = {"call_extern", "call_pure_extern", "reinterpret", "get_active_lane_mask", "vscale",
-            "assume", "if_then_else", "likely"}
+            "assume", "if_then_else", "likely", "address_of"}
 for _op_name in INTRINSICS:
     _short = _op_name[4:]
     if _short not in _SPECIAL:

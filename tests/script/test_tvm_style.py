@@ -5,6 +5,7 @@ import pytest
 
 import tir
 import transform
+from codegen import Target
 from tir.script import tir as T
 
 
@@ -188,3 +189,42 @@ def test_compare_before_after_reports_a_mismatch():
 
     with pytest.raises(ValueError, match="structural mismatch"):
         Wrong().test_compare()
+
+
+def test_vectorize_tail_as_predicated_accesses():
+    """TVM's ``test_vectorize_and_predicate_*``: the guard becomes a lane mask."""
+
+    @T.prim_func
+    def before(A: T.Buffer((14,), "float32"), B: T.Buffer((14,), "float32")):
+        for io in range(4):
+            for ii in T.vectorized(4):
+                if io * 4 + ii < 14:
+                    B[io * 4 + ii] = A[io * 4 + ii] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((14,), "float32"), B: T.Buffer((14,), "float32")):
+        for io in range(4):
+            mask = T.meta_var(T.get_active_lane_mask("uint1x4", io * 4, 14))
+            a = T.meta_var(A.vload([T.Ramp(io * 4, 1, 4)], predicate=mask))
+            B.vstore([T.Ramp(io * 4, 1, 4)], a + T.Broadcast(T.float32(1), 4), predicate=mask)
+
+    config = {"tir.enable_buffer_level_predication": True}
+    with transform.PassContext(config=config):
+        after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
+    tir.assert_structural_equal(after, expected)
+
+
+def test_vectorize_scalable_loop_for_sve():
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32")):
+        for i in T.vectorized(4 * T.vscale()):
+            A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32")):
+        # TVM's order, vscale() * 4, as the vectorizer builds the lane count
+        A[0:T.vscale() * 4] = T.Broadcast(T.float32(1), T.vscale() * 4)
+
+    with Target("llvm -mtriple=aarch64-linux-gnu -mattr=+v8.2a,+sve"):
+        after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
+    tir.assert_structural_equal(after, expected)

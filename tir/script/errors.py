@@ -35,6 +35,8 @@ class ParseError(ValueError):
 
 
 def _format(message: str, filename: str, lineno: int, col: int, line: str, width: int) -> str:
+    if lineno <= 0:  # no place in a text (the source could not be read)
+        return f"error: {message}"
     head = f"{filename}:{lineno}:{col}: error: {message}"
     if not line:
         return head

@@ -54,9 +54,10 @@ from .expr import (
     Var,
 )
 from .function import IRModule, PrimFunc
-from .functor import StmtExprVisitor, deep_recursion, post_order_visit
+from .functor import StmtExprVisitor, deep_recursion
 from .intrin import INTRINSICS
 from .node import DATA, STMT, STMTS, Node, child_fields
+from .printer_decls import alloc_scope, buffer_views, is_implicit_view, is_zero32
 from .printer_text import Names, const_text, quote, sanitize, type_text
 from .stmt import Allocate, AssertStmt, ForKind, LetStmt, SeqStmt, Stmt
 
@@ -205,19 +206,8 @@ class _Printer(StmtExprVisitor):
         self.out[at:at] = lines
 
     def collect_views(self, body: Stmt) -> None:
-        """Which buffers each data var is accessed through, so that an allocation can
-        declare the ones its own shape and dtype do not describe."""
-        views: dict[int, list[Buffer]] = {}
-
-        def visit(node: Any) -> None:
-            buf = getattr(node, "buffer", None)
-            if isinstance(buf, Buffer):
-                seen = views.setdefault(id(buf.data), [])
-                if all(b is not buf for b in seen):
-                    seen.append(buf)
-
-        post_order_visit(body, visit)
-        self.views = views
+        """Which buffers each data var is accessed through (see ``printer_decls``)."""
+        self.views = buffer_views(body)
 
     def match_buffer(self, param: Var, buf: Buffer) -> None:
         """``A_1 = T.match_buffer(A, (n,), "float32")``, declaring new shape vars first."""
@@ -245,7 +235,7 @@ class _Printer(StmtExprVisitor):
         if buf.strides:
             self.out.append(", strides=")
             self.tuple_of(buf.strides)
-        if not _is_zero32(buf.elem_offset):
+        if not is_zero32(buf.elem_offset):
             self.out.append(", elem_offset=")
             self.visit_expr(buf.elem_offset)
         if buf.scope:
@@ -774,7 +764,7 @@ class _Printer(StmtExprVisitor):
             if id(buf) in self.names.of:
                 continue
             var_name = var_name or self.var_name(data)
-            if alloc is not None and id(data) not in self.aliased and _is_implicit_view(
+            if alloc is not None and id(data) not in self.aliased and is_implicit_view(
                     buf, alloc):
                 self.aliased.add(id(data))
                 self.names.of[id(buf)] = var_name
@@ -788,7 +778,7 @@ class _Printer(StmtExprVisitor):
         """``T.allocate([16], "float32", "global")`` with its condition and annotations."""
         self.out.append("T.allocate([")
         self.args(s.extents)
-        self.out.append(f"], {quote(s.dtype)}, {quote(_alloc_scope(self.views, s))}")
+        self.out.append(f"], {quote(s.dtype)}, {quote(alloc_scope(self.views, s))}")
         if not (type(s.condition) is IntImm and s.condition.value):
             self.out.append(", condition=")
             self.visit_expr(s.condition)
@@ -797,28 +787,3 @@ class _Printer(StmtExprVisitor):
             self.data(dict(s.annotations))
         self.out.append(")")
 
-
-def _alloc_scope(views: dict, s: Allocate) -> str:
-    """The storage scope an allocation prints: its buffers' (``"global"`` when unset)."""
-    for buf in views.get(id(s.buffer_var), ()):
-        if buf.scope and buf.scope != "global":
-            return buf.scope
-    return "global"
-
-
-def _is_implicit_view(buf: Buffer, s: Allocate) -> bool:
-    """Whether ``buf`` is the buffer that ``p = T.allocate(extents, dtype, scope)`` reads as:
-    the allocation's dtype and extents, compact, at offset 0, of the printed scope."""
-    if buf.dtype != s.dtype or buf.strides or len(buf.shape) != len(s.extents):
-        return False
-    if not _is_zero32(buf.elem_offset):
-        return False
-    if buf.scope == "global":
-        return False  # reads back as "": declared with its scope instead
-    return all(a is b or type(a) is IntImm and type(b) is IntImm and a.value == b.value
-               and a.dtype == b.dtype for a, b in zip(buf.shape, s.extents))
-
-
-def _is_zero32(e: PrimExpr) -> bool:
-    """Whether ``e`` is the int32 ``0``, the offset a buffer has unless told otherwise."""
-    return type(e) is IntImm and e.value == 0 and e.dtype == "int32"

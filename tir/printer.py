@@ -765,7 +765,7 @@ class _Printer(StmtExprVisitor):
                 continue
             var_name = var_name or self.var_name(data)
             if alloc is not None and id(data) not in self.aliased and is_implicit_view(
-                    buf, alloc):
+                    buf, alloc, alloc_scope(self.views, alloc)):
                 self.aliased.add(id(data))
                 self.names.of[id(buf)] = var_name
                 continue

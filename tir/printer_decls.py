@@ -41,15 +41,14 @@ def alloc_scope(views: dict, s: Allocate) -> str:
     return "global"
 
 
-def is_implicit_view(buf: Buffer, s: Allocate) -> bool:
+def is_implicit_view(buf: Buffer, s: Allocate, scope: str) -> bool:
     """Whether ``buf`` is the buffer that ``p = T.allocate(extents, dtype, scope)`` reads as:
-    the allocation's dtype and extents, compact, at offset 0, of the printed scope."""
+    the allocation's dtype and extents, compact, at offset 0, of the printed ``scope``
+    (``"global"`` reads back as the unset scope ``""``)."""
     if buf.dtype != s.dtype or buf.strides or len(buf.shape) != len(s.extents):
         return False
-    if not is_zero32(buf.elem_offset):
+    if not is_zero32(buf.elem_offset) or buf.scope != ("" if scope == "global" else scope):
         return False
-    if buf.scope == "global":
-        return False  # reads back as "": declared with its scope instead
     return all(a is b or type(a) is IntImm and type(b) is IntImm and a.value == b.value
                and a.dtype == b.dtype for a, b in zip(buf.shape, s.extents))
 

@@ -552,7 +552,7 @@ class _Printer(StmtExprVisitor):
         visit = self.visit_stmt
         items = s.seq
         if any(type(item) is SeqStmt for item in items):  # nested: one flat list, as printed
-            items = SeqStmt.flatten(items).seq
+            items = _flat_seq(items)
         last = len(items) - 1
         for k, item in enumerate(items):
             if k < last and type(item) in _SCOPED:
@@ -787,3 +787,17 @@ class _Printer(StmtExprVisitor):
             self.data(dict(s.annotations))
         self.out.append(")")
 
+
+def _flat_seq(items: tuple) -> list:
+    """The statements of nested ``SeqStmt``s at any depth, in order (iterated)."""
+    out: list = []
+    stack = [iter(items)]
+    while stack:
+        for item in stack[-1]:
+            if type(item) is SeqStmt:
+                stack.append(iter(item.seq))
+                break
+            out.append(item)
+        else:
+            stack.pop()
+    return out

@@ -207,3 +207,20 @@ def test_deep_expressions_and_long_functions():
     body = tir.SeqStmt([tir.BufferStore(A, deep, [0]),
                         tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.SeqStmt(stores))])
     assert_round_trip(tir.PrimFunc([A], body))
+
+
+def test_a_let_ending_a_nested_sequence_keeps_its_scope():
+    A = tir.decl_buffer((8,), "int32", "A")
+    t = tir.Var("t")
+    let = tir.LetStmt(t, A[0] + 1, tir.BufferStore(A, t, [1]))
+    inner = tir.SeqStmt([tir.SeqStmt([tir.BufferStore(A, 0, [2]), let])])
+    body = tir.SeqStmt([inner, tir.BufferStore(A, 5, [3])])
+    parsed = assert_round_trip(tir.PrimFunc([A], body))
+    assert isinstance(parsed.body.seq[1], tir.LetStmt)  # the store after it stays outside
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fully_lowered_fuzz_programs(seed):
+    from codegen.build import lower
+
+    assert_round_trip(lower(generate(seed).func)["main"])

@@ -57,7 +57,14 @@ from .function import IRModule, PrimFunc
 from .functor import StmtExprVisitor, deep_recursion
 from .intrin import INTRINSICS
 from .node import DATA, STMT, STMTS, Node, child_fields
-from .printer_decls import alloc_scope, buffer_views, is_implicit_view, is_zero32
+from .printer_decls import (
+    alloc_scope,
+    buffer_vars,
+    buffer_views,
+    is_implicit_view,
+    is_zero32,
+    let_vars,
+)
 from .printer_text import Names, const_text, quote, sanitize, type_text
 from .stmt import Allocate, AssertStmt, ForKind, LetStmt, SeqStmt, Stmt
 
@@ -122,6 +129,8 @@ class _Printer(StmtExprVisitor):
         self.aliased: set[int] = set()  # data vars that already lend their name to a buffer
         self.views: dict[int, list[Buffer]] = {}  # id(data var) -> the buffers accessed over it
         self.free: list[Var] = []  # variables named where first used, not where defined
+        self.pending: list[tuple[Buffer, str]] = []  # views waiting for their shape's lets
+        self.let_vars: set[int] = set()  # ids of the vars LetStmts bind
 
     # One dict lookup per node: the printer visits every node of large programs.
     def visit_expr(self, e: PrimExpr) -> None:
@@ -191,6 +200,11 @@ class _Printer(StmtExprVisitor):
             buf = func.buffer_map.get(param)
             self.declare_views(param if buf is None else buf.data)
         self.visit_stmt(func.body)
+        late, self.out = self.out, []
+        for buf, data_name in self.pending:  # no let defined their vars: free, at the top
+            self.view_line(buf, data_name)
+        views, self.out, self.pending = self.out, late, []
+        self.out[top:top] = views
         self.declare_free_vars(top)
         self.indent = outer
 
@@ -207,7 +221,7 @@ class _Printer(StmtExprVisitor):
 
     def collect_views(self, body: Stmt) -> None:
         """Which buffers each data var is accessed through (see ``printer_decls``)."""
-        self.views = buffer_views(body)
+        self.views, self.let_vars = buffer_views(body), let_vars(body)
 
     def match_buffer(self, param: Var, buf: Buffer) -> None:
         """``A_1 = T.match_buffer(A, (n,), "float32")``, declaring new shape vars first."""
@@ -734,6 +748,8 @@ class _Printer(StmtExprVisitor):
         self.end()
         if s.var.dtype == "handle":
             self.declare_views(s.var)
+        if self.pending:
+            self.declare_pending_views()
         return token
 
     def assert_head(self, s: AssertStmt) -> None:
@@ -769,10 +785,32 @@ class _Printer(StmtExprVisitor):
                 self.aliased.add(id(data))
                 self.names.of[id(buf)] = var_name
                 continue
-            name = self.names.of[id(buf)] = self.names.claim(buf.name)
-            self.start(f"{name} = T.Buffer(")
-            self.buffer_args(buf)
-            self.end(f", data={var_name})")
+            if self.waits_for_let(buf):
+                self.pending.append((buf, var_name))  # its shape uses a let not printed yet
+                continue
+            self.view_line(buf, var_name)
+
+    def waits_for_let(self, buf: Buffer) -> bool:
+        """Whether ``buf``'s shape, strides or offset use a let var not printed yet."""
+        return any(id(v) in self.let_vars and id(v) not in self.names.of
+                   for v in buffer_vars(buf))
+
+    def view_line(self, buf: Buffer, data_name: str) -> None:
+        name = self.names.of.get(id(buf)) or self.names.claim(buf.name)
+        self.names.of[id(buf)] = name
+        self.start(f"{name} = T.Buffer(")
+        self.buffer_args(buf)
+        self.end(f", data={data_name})")
+
+    def declare_pending_views(self) -> None:
+        """The views whose shape vars are all defined now (after a let)."""
+        waiting = []
+        for buf, data_name in self.pending:
+            if self.waits_for_let(buf):
+                waiting.append((buf, data_name))
+            else:
+                self.view_line(buf, data_name)
+        self.pending = waiting
 
     def alloc_call(self, s: Allocate) -> None:
         """``T.allocate([16], "float32", "global")`` with its condition and annotations."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from .buffer import Buffer
-from .expr import IntImm, PrimExpr
+from .expr import IntImm, PrimExpr, Var
 from .functor import post_order_visit
-from .stmt import Allocate, Stmt
+from .stmt import Allocate, LetStmt, Stmt
 
 
 def buffer_views(body: Stmt) -> dict[int, list[Buffer]]:
@@ -31,6 +31,31 @@ def buffer_views(body: Stmt) -> dict[int, list[Buffer]]:
 
     post_order_visit(body, visit)
     return views
+
+
+def let_vars(body: Stmt) -> set[int]:
+    """The ids of the variables ``LetStmt``s in ``body`` bind."""
+    out: set[int] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, LetStmt):
+            out.add(id(node.var))
+
+    post_order_visit(body, visit)
+    return out
+
+
+def buffer_vars(buf: Buffer) -> list:
+    """The variables in ``buf``'s shape, strides and offset (what its declaration needs)."""
+    out: list = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Var):
+            out.append(node)
+
+    for e in buf.shape + buf.strides + (buf.elem_offset,):
+        post_order_visit(e, visit)
+    return out
 
 
 def alloc_scope(views: dict, s: Allocate) -> str:

@@ -224,3 +224,18 @@ def test_fully_lowered_fuzz_programs(seed):
     from codegen.build import lower
 
     assert_round_trip(lower(generate(seed).func)["main"])
+
+
+def test_views_of_a_handle_param_are_declared_after_the_lets_they_use():
+    p = tir.Var("p", "handle", type_annotation="float32")
+    n, m = tir.Var("n"), tir.Var("m")
+    V = tir.decl_buffer((n,), "float32", "V", data=p)
+    W = tir.decl_buffer((m,), "float32", "W", data=p)
+    body = tir.SeqStmt([tir.BufferStore(V, 1.0, [0]),
+                        tir.LetStmt(m, n + 1, tir.BufferStore(W, 2.0, [1]))])
+    func = tir.PrimFunc([p], body)
+    text = func.script()
+    assert text.index("W = T.Buffer((m,)") > text.index("m: T.int32 = n + 1")
+    parsed = from_source(text)
+    tir.assert_structural_equal(parsed, func, map_free_vars=True)
+    assert parsed.script() == text

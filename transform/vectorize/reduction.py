@@ -92,29 +92,22 @@ _INTS = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)}
 _TYPES = _INTS | {"float32", "float64", "bool"}
 
 
-@attrs.frozen
-class Reduction:
-    """``store`` is ``acc[c] = acc[c] OP value``; ``kind`` names OP (``add``, ``min``, ...)."""
+class CombiningStore:
+    """What a reduction and a scan share: ``store`` writes ``... OP value`` with the node
+    ``template`` of kind ``kind`` (``add``, ``min``, ...)."""
 
     store: BufferStore
     kind: str
-    value: PrimExpr
-    #: The OP node of the statement: ``combine`` rebuilds it with other operands.
     template: PrimExpr
-    #: The statement sits inside an ``if`` (it runs for some iterations only).
-    conditional: bool = False
-    #: ``s + a + b`` taken as ``s + (a + b)``: the terms were regrouped (a float sum's
-    #: rounding then differs from the serial loop's even in lane order).
-    regrouped: bool = False
 
     @property
     def dtype(self) -> str:
-        """The element type of the accumulator."""
+        """The element type stored."""
         return self.store.value.dtype
 
     @property
     def is_float(self) -> bool:
-        """Whether reordering the reduction can change its rounding (float add/mul)."""
+        """Whether regrouping the op can change its rounding (float add/mul)."""
         return dt.DataType(self.dtype).is_float and self.kind in ("add", "mul")
 
     def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
@@ -127,6 +120,22 @@ class Reduction:
     def identity(self) -> PrimExpr:
         """The scalar ``e`` with ``x OP e == x`` for every x (bit for bit)."""
         return identity(self.kind, self.dtype)
+
+
+@attrs.frozen
+class Reduction(CombiningStore):
+    """``store`` is ``acc[c] = acc[c] OP value``; ``kind`` names OP (``add``, ``min``, ...)."""
+
+    store: BufferStore
+    kind: str
+    value: PrimExpr
+    #: The OP node of the statement: ``combine`` rebuilds it with other operands.
+    template: PrimExpr
+    #: The statement sits inside an ``if`` (it runs for some iterations only).
+    conditional: bool = False
+    #: ``s + a + b`` taken as ``s + (a + b)``: the terms were regrouped (a float sum's
+    #: rounding then differs from the serial loop's even in lane order).
+    regrouped: bool = False
 
 
 def identity(kind: str, dtype: str) -> PrimExpr:
@@ -686,7 +695,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search", "apart", "describe",
-           "op_kind", "operands",
-           "find_reductions",
-           "find_search", "identity"]
+__all__ = ["CombiningStore", "FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search",
+           "apart", "describe", "find_reductions", "find_search", "identity", "op_kind",
+           "operands"]

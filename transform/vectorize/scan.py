@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import attrs
 
-from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, Call, IntImm, PrimExpr
@@ -34,13 +33,13 @@ from tir.functor import post_order_visit, substitute
 from tir.stmt import BufferStore, For
 from tir.structural import structural_equal
 
-from .reduction import describe, identity, op_kind, operands
+from .reduction import CombiningStore, describe, op_kind, operands
 
 _TYPES = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"float32", "float64"}
 
 
 @attrs.frozen
-class Scan:
+class Scan(CombiningStore):
     """``store`` is ``B[.., e] = B[.., e - 1] OP value``; ``kind`` names OP."""
 
     store: BufferStore
@@ -48,27 +47,6 @@ class Scan:
     kind: str
     value: PrimExpr
     template: PrimExpr
-
-    @property
-    def dtype(self) -> str:
-        """The element type of ``B``."""
-        return self.store.value.dtype
-
-    @property
-    def is_float(self) -> bool:
-        """Whether regrouping can change the rounding (float add/mul)."""
-        return dt.DataType(self.dtype).is_float and self.kind in ("add", "mul")
-
-    def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
-        """``a OP b`` with the statement's own node (scalars or vectors alike)."""
-        t = self.template
-        if isinstance(t, Call):
-            return Call(a.dtype, t.op, [a, b])
-        return type(t)(a, b)
-
-    def identity(self) -> PrimExpr:
-        """The identity of OP on the element type."""
-        return identity(self.kind, self.dtype)
 
 
 def find_scan(loop: For) -> tuple[Scan | None, str | None]:

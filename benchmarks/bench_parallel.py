@@ -278,20 +278,8 @@ def report(results: dict) -> None:
         cells += [f"{p} {fmt(rows['launch_us'].get(threads))}" for p, rows in peers.items()
                   if not isinstance(rows, str)]
         print(f"  {threads} threads: " + "  ".join(cells))
-    stream = results["stream"]
-    print(f"\nstream a = b*2 + c, ms (numpy, 1 thread: {fmt(stream['numpy_1'])})")
-    for threads, ms in stream["tirlite"].items():
-        cells = [f"tirlite {fmt(ms)}"]
-        cells += [f"{p} {fmt(rows['stream_ms'].get(threads))}" for p, rows in peers.items()
-                  if not isinstance(rows, str)]
-        print(f"  {threads} threads: " + "  ".join(cells))
-    total = results["sum"]
-    print(f"\nsum(A), ms (numpy, 1 thread: {fmt(total['numpy_1'])})")
-    for threads, ms in total["tirlite"].items():
-        cells = [f"tirlite {fmt(ms)}"]
-        cells += [f"{p} {fmt(rows['sum_ms'].get(threads))}" for p, rows in peers.items()
-                  if not isinstance(rows, str)]
-        print(f"  {threads} threads: " + "  ".join(cells))
+    _peer_table("stream a = b*2 + c", results["stream"], peers, "stream_ms")
+    _peer_table("sum(A)", results["sum"], peers, "sum_ms")
     for kernel in KERNELS:
         rows = results[kernel]
         base, blas_base = rows[1]["tirlite_ms"], rows[1]["openblas_ms"]
@@ -302,6 +290,16 @@ def report(results: dict) -> None:
             blas_cell = "-" if blas is None else f"{blas:.3g} ({blas_base / blas:.2f}x)"
             print(f"  {threads} threads: tirlite {row['tirlite_ms']:.3g} "
                   f"({base / row['tirlite_ms']:.2f}x)  openblas {blas_cell}")
+
+
+def _peer_table(title: str, row: dict, peers: dict, key: str) -> None:
+    """tirlite's times per thread count beside each peer's ``key`` times."""
+    print(f"\n{title}, ms (numpy, 1 thread: {fmt(row['numpy_1'])})")
+    for threads, ms in row["tirlite"].items():
+        cells = [f"tirlite {fmt(ms)}"]
+        cells += [f"{p} {fmt(rows[key].get(threads))}" for p, rows in peers.items()
+                  if not isinstance(rows, str)]
+        print(f"  {threads} threads: " + "  ".join(cells))
 
 
 def load_average() -> str:

@@ -23,6 +23,7 @@ from .lower_blocks import (
     LowerOpaqueBlock,
     PlanAndUpdateBufferAllocationLocation,
 )
+from .loop_partition import LoopPartition
 from .lower_vector_math import LowerVectorMath
 from .pass_context import PassContext
 from .remarks import collect_remarks, emit_remark

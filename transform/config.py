@@ -222,6 +222,22 @@ register_config(
         "apply_constraints_to_boolean_branches": (bool, False, "Use one side of && in the other."),
     },
 )
+register_config(  # TVM's keys; codegen.build's pipeline runs the pass with partition_const_loop
+    "tir.LoopPartition", dict, {},
+    "Options of the LoopPartition pass (split loops where their likely conditions are settled).",
+    subkeys={
+        "partition_const_loop": (bool, False, "Also partition loops of constant bounds."),
+        "no_unroll_loop_with_extent_one": (
+            bool, False, "Keep a partitioned piece of one iteration as a loop."),
+        "unroll_loop_with_partition_hint_no_interval": (
+            bool, False, "Unroll a hinted loop whose conditions settle on no interval."),
+    },
+)
+register_config(  # off (TVM: the predicate as written); codegen.build's pipeline turns it on
+    "tir.lower_opaque_block.likely_predicate", bool, False,
+    "Lower a block predicate (T.where, the guard of a split that does not divide) to "
+    "if likely(...) per conjunct, so that LoopPartition splits the loops around it.",
+)
 register_config("codegen.llvm.fast_math", bool, False, "Let LLVM reassociate float arithmetic.")
 register_config(  # TVM and clang (-ffp-contract=on) contract too; False is strict IEEE
     "codegen.llvm.fp_contract", bool, True,

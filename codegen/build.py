@@ -54,13 +54,16 @@ def default_pipeline() -> list:
         transform.PlanAndUpdateBufferAllocationLocation(),
         # ... and shrunk to the tile those uses touch there (indices rebased).
         transform.CompactBufferAllocation(),
-        # Blocks -> their bodies (iter vars substituted, predicate as if, Allocate).
-        transform.LowerOpaqueBlock(),
+        # Blocks -> their bodies (iter vars substituted, predicate as `if likely(...)`, Allocate).
+        transform.LowerOpaqueBlock(likely_predicate=True),
         # An access out of bounds whenever the function runs -> ValueError naming it
         # (tir.instrument_bound_checkers; before Simplify: the index as the user wrote it).
         transform.RejectOutOfBoundsAccesses(),
         # Accesses of vectorized loops -> one assert before the loop, naming them as written.
         transform.HoistVectorBoundChecks(),
+        # Loops around a likely guard (a split that does not divide) -> a guard-free middle
+        # loop plus guarded prologue/epilogue; likely(c) -> c (config tir.LoopPartition).
+        transform.LoopPartition(partition_const_loop=True),
         # Fold constants and normalize index arithmetic: clean affine loops and indices.
         transform.Simplify(),
         # Parallel loops whose iterations share memory -> a parallel reduction (partial

@@ -272,15 +272,25 @@ def find_partitions(body: Stmt, var: Var, ana: Analyzer, hinted: bool) -> list[P
 
 
 def middle_interval(partitions: list[Partition], loop_range: IntervalSet, value: bool,
-                    ana: Analyzer) -> tuple[IntervalSet, list[PrimExpr]]:
+                    ana: Analyzer, hinted: bool = False) -> tuple[IntervalSet, list[PrimExpr]]:
     """The interval on which every condition (meeting the loop's range) has ``value``,
-    and those conditions (TVM's ``GetIntervalAndCondset``)."""
-    sets, conds = [], []
-    for p in partitions:
-        if p.value != value or intersect([p.interval, loop_range], ana).is_nothing():
-            continue
-        sets.append(p.interval)
-        conds.append(p.cond)
-    if not sets:
+    and those conditions (TVM's ``GetIntervalAndCondset``).
+
+    Under a partition hint, when no interval suits them all, the conditions are
+    taken in order while their intervals still meet (TVM: the first ones to meet).
+    """
+    live = [p for p in partitions
+            if p.value == value and not intersect([p.interval, loop_range], ana).is_nothing()]
+    if not live:
         return IntSet.nothing(), []
-    return intersect(sets, ana), conds
+    whole = intersect([p.interval for p in live], ana)
+    if not whole.is_nothing() or not hinted:
+        return whole, [p.cond for p in live]
+    meet, conds = live[0].interval, [live[0].cond]
+    for p in live[1:]:
+        narrower = intersect([meet, p.interval], ana)
+        if narrower.is_nothing():
+            break
+        meet = narrower
+        conds.append(p.cond)
+    return meet, conds

@@ -51,6 +51,9 @@ CONFIG = "tir.LoopPartition"
 #: How deep partitions may nest (each level settles at least one condition; a safety net).
 MAX_DEPTH = 16
 
+#: How many prologues/epilogues deep partitioning goes on (TVM: unbounded).
+MAX_END_DEPTH = 2
+
 
 @attrs.frozen
 class PartitionConfig:
@@ -83,6 +86,7 @@ class LoopPartitioner(StmtMutator):
         self.candidates: dict[int, For] = {}
         self.hinted: set[Var] = set()
         self.depth = 0
+        self.end_depth = 0
 
     def run(self, stmt: Stmt) -> Stmt:
         """Select the candidates of ``stmt``, then partition them (TVM's ``VisitAndMutate``)."""
@@ -116,7 +120,7 @@ class LoopPartitioner(StmtMutator):
             return None
         rng = IntervalSet(lo, hi)
         for value in (True, False):
-            mid, conds = middle_interval(parts, rng, value, self.ana)
+            mid, conds = middle_interval(parts, rng, value, self.ana, hinted)
             if not mid.is_nothing():
                 break
         else:
@@ -161,10 +165,23 @@ class LoopPartitioner(StmtMutator):
                              fresh=False)
         if not self._prove(op.greater_equal(end, stop)):
             post = self._piece(loop, end, simplify(op.sub(stop, end)), loop.body)
-        # The middle may hold conditions not settled yet; the guarded ends are partitioned
-        # again too (the conditions may be settled on parts of them).
-        pieces = [None if p is None else self.run(p) for p in (pre, middle, post)]
-        return SeqStmt.flatten(*pieces)
+        # The middle may hold conditions not settled yet (each round settles one at least).
+        middle = self.run(middle)
+        # The guarded ends keep the conditions; they are partitioned again (TVM) only when
+        # they are provably not empty and not too deep: their conditions settle on nothing
+        # smaller, so recursing on them would not end on symbolic bounds.
+        pre = self._run_end(pre, simplify(op.sub(begin, loop.min)))
+        post = self._run_end(post, simplify(op.sub(stop, end)))
+        return SeqStmt.flatten(pre, middle, post)
+
+    def _run_end(self, piece: Stmt | None, extent: PrimExpr) -> Stmt | None:
+        if piece is None or self.end_depth >= MAX_END_DEPTH or not self._prove(extent > 0):
+            return piece
+        self.end_depth += 1
+        try:
+            return self.run(piece)
+        finally:
+            self.end_depth -= 1
 
     def _piece(self, loop: For, offset: PrimExpr, extent: PrimExpr, body: Stmt,
                fresh: bool = True) -> Stmt:
@@ -177,7 +194,7 @@ class LoopPartitioner(StmtMutator):
         else:
             shifted = substitute(body, {var: op.add(var, offset)})
             out = For(var, op.const(0, var.dtype), extent, loop.kind, shifted,
-                      annotations or None, loop.thread_binding)
+                      loop.annotations, loop.thread_binding)  # the hint goes at the end
         return copy_with_fresh_binders(out) if fresh else out
 
 

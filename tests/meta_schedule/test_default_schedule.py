@@ -185,3 +185,33 @@ def test_function_without_blocks_passes_through():
 def test_bad_input_is_a_type_error():
     with pytest.raises(TypeError, match="IRModule or PrimFunc"):
         ms.apply_default_schedule("not a module")
+
+
+def test_non_dividing_register_tile_is_correct_and_peeled(monkeypatch):
+    """A 6 x 2 tile over 100 rows and 52 columns (neither divides): correct against NumPy,
+    and LoopPartition leaves no guard in the lowered loops (the tails are peeled)."""
+    from codegen.build import lower
+    from tirlite.meta_schedule.rules import contraction
+
+    tiles = contraction.register_tiles(100, 52, 8, 16, non_dividing=True)
+    assert (6, 2) in tiles and (6, 2) not in contraction.register_tiles(100, 52, 8, 16)
+    monkeypatch.setattr(contraction, "default_register_tile",
+                        lambda tiles, lanes, extents=None: tiles.index((6, 2)))
+    scheduled = ms.apply_default_schedule(W.matmul(100, 52, 24), target=AVX2)
+    rng = np.random.default_rng(6)
+    a, b = _random((100, 24), rng), _random((24, 52), rng)
+    got = _run(scheduled, [a, b, np.zeros((100, 52), np.float32)])
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    guards = []
+    tir.stmt_functor.post_order_visit(
+        lower(scheduled)["main"].body,
+        lambda x: guards.append(x) if isinstance(x, tir.IfThenElse) else None)
+    assert not guards
+
+
+def test_default_tile_prefers_dividing_tiles():
+    from tirlite.meta_schedule.rules import contraction
+
+    tiles = contraction.register_tiles(512, 512, 8, 16, non_dividing=True)
+    assert (6, 2) in tiles
+    assert tiles[contraction.default_register_tile(tiles, 8, (512, 512))] == (4, 2)

@@ -280,3 +280,44 @@ def test_bad_config_is_rejected():
         transform.PassContext(config={"tir.LoopPartition": {"partition_const_loops": True}})
     with pytest.raises(TypeError, match="bool"):
         transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": 1}})
+
+
+# ------------------------------------------------------------------ block predicates
+
+
+def _split_elementwise(rows, factor):
+    from tir import te
+
+    a = te.placeholder((rows, 8), name="A")
+    b = te.compute((rows, 8), lambda i, j: a[i, j] * 2.0, name="B")
+    sch = tir.Schedule(te.create_prim_func([a, b]))
+    i, _ = sch.get_loops(sch.get_block("B"))
+    sch.split(i, factors=[None, factor])
+    return sch.mod
+
+
+def test_block_predicate_lowers_as_likely_only_under_config():
+    mod = _split_elementwise(10, 4)
+    plain = transform.LowerOpaqueBlock()(mod)["main"].body
+    guard = plain.body.body.body
+    assert isinstance(guard, IfThenElse) and isinstance(guard.condition, tir.LT)
+    with transform.PassContext(config={"tir.lower_opaque_block.likely_predicate": True}):
+        marked = transform.LowerOpaqueBlock()(mod)["main"].body
+    cond = marked.body.body.body.condition
+    assert isinstance(cond, tir.Call) and cond.op == "tir.likely"
+    tir.assert_structural_equal(cond.args[0], guard.condition, map_free_vars=True)
+    # the pipeline's setting, switched off by the config
+    with transform.PassContext(config={"tir.lower_opaque_block.likely_predicate": False}):
+        off = transform.LowerOpaqueBlock(likely_predicate=True)(mod)["main"].body
+    assert isinstance(off.body.body.body.condition, tir.LT)
+
+
+def test_split_guard_peeled_by_the_build_pipeline():
+    from codegen.build import lower
+
+    body = lower(_split_elementwise(10, 4))["main"].body
+    assert isinstance(body, SeqStmt) and _count(body, IfThenElse) == 0
+    assert body.seq[0].extent.value == 2  # two full tiles of 4 rows, then the 2 rows left
+    with transform.PassContext(disabled_pass=["tir.LoopPartition"]):
+        guarded = lower(_split_elementwise(10, 4))["main"].body
+    assert isinstance(guarded, For) and _count(guarded, IfThenElse) == 1

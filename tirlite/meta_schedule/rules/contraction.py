@@ -67,10 +67,10 @@ def default_register_tile(tiles: list[tuple[int, int]], lanes: int,
     """As many rows as keep at most ``MAX_ACCUMULATORS`` accumulators, one or two vectors wide.
 
     Given the loops' ``extents`` (rows, vector axis), a tile dividing them is
-    preferred to one that does not (a partial tile costs a peeled tail): on the
-    loaded AVX2 host, 6 x 2 was no clear gain over 4 x 2 for matmul 512^3 and
-    1024^3 (14.8 against 22.4 and 24.4 against 23.3 GFLOP/s, noisy), so the
-    non-dividing tiles are left to the search.
+    preferred to one that does not, which is left to the search: on a loaded
+    2-core AVX2 host (znver3 target, one thread, interleaved runs) the peeled
+    6 x 2 ran matmul 512^3 and 1024^3 6-14% faster than 4 x 2, short of clear
+    on a shared machine, and 12 x 1 and 4 x 3 ran slower (unmeasured elsewhere).
 
     One vector wide where a vector is 16 lanes (a 64-byte line): on AVX-512
     (znver4) the tuner found 4 x 1 zmm running the 512^3 matmul at 102 GFLOP/s

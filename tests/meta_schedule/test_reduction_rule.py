@@ -74,3 +74,17 @@ def test_many_rows_run_in_parallel_without_chunks(threads):
     scheduled = ms.apply_default_schedule(total(1024, 512, "float32"))["main"]
     assert "_rf_rf" not in str(scheduled)  # the lanes' rfactor only
     assert (ForKind.PARALLEL in kinds(scheduled)) == (threads > 1)
+
+
+def test_default_parallel_loops_are_not_serialized(threads):
+    """The conv's fused row loop (indexed by its quotient and remainder) and the matmul's
+    outer loop keep running in parallel: LegalizeParallelLoops finds them independent."""
+    import transform
+    from tirlite.meta_schedule.testing import te_workload as W
+
+    for func in (W.conv2d_nhwc_bias_relu(2, 6, 80, 16, 32), W.matmul(256)):
+        scheduled = ms.apply_default_schedule(func)
+        with transform.collect_remarks() as remarks:
+            lowered = str(codegen.lower(scheduled))
+        assert not [r for r in remarks if "parallel loop" in str(r)], remarks
+        assert ("T.parallel" in lowered) == (threads > 1)

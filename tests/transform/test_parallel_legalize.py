@@ -336,3 +336,31 @@ def test_blocks_parallelized_by_a_schedule_keep_their_parallel_loops():
             mod(a, b)
         np.testing.assert_allclose(b[0], a.sum(dtype="float64"), rtol=1e-5)
 
+
+
+def fused(write_row_only: bool):
+    """for v in parallel(rows * 80): B[v // 80, v % 80 or 0] = A[v // 80, v % 80] + 1."""
+    rows = tir.size_var("rows")
+    A = tir.decl_buffer((rows, 80), "int32", "A")
+    B = tir.decl_buffer((rows, 80), "int32", "B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with ib.for_range(0, rows * 80, kind="parallel", name="v") as v:
+        col = tir.const(0) if write_row_only else tir.floormod(v, 80)
+        b[tir.floordiv(v, 80), col] = a[tir.floordiv(v, 80), tir.floormod(v, 80)] + 1
+    return tir.PrimFunc([A, B], ib.get())
+
+
+def test_a_fused_loop_indexed_by_its_quotient_and_remainder_stays_parallel():
+    """v // 80 and v % 80 (what fuse leaves): independent when the pair is injective."""
+    func = fused(write_row_only=False)
+    assert transform.LegalizeParallelLoops()(tir.IRModule.from_expr(func))["main"] is func
+    serial_func = fused(write_row_only=True)  # every column of a row writes B[row, 0]
+    mod, remarks = build(serial_func)
+    assert len(remarks) == 1 and SERIAL in remarks[0], remarks
+    a = np.arange(3 * 80, dtype="int32").reshape(3, 80)
+    got, want = np.zeros_like(a), np.zeros_like(a)
+    with codegen.num_threads(4):
+        mod(a, got)
+    build_interpreter(serial_func)(a, want)
+    np.testing.assert_array_equal(got, want)

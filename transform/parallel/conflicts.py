@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import attrs
 
+from tir import op
 from tir.arith import Analyzer
-from tir.stmt import For
+from tir.expr import FloorDiv, FloorMod, IntImm, Var
+from tir.functor import StmtExprMutator, post_order_visit, substitute
+from tir.stmt import For, ForKind
 
 from ..vectorize.accesses import Access, AccessCollector, finite, shown
 from ..vectorize.aliasing import DISTINCT
@@ -90,6 +93,15 @@ def analyze_parallel_loop(loop: For, analyzer: Analyzer,
     trips = finite(analyzer.const_int_bound(loop.extent).max_value)
     if trips is not None and trips <= 1:
         return ParallelAnalysis()
+    found = _direct(loop, analyzer, shared, trips)
+    if found.independent:
+        return found
+    split = _split_by_divisor(loop, analyzer, shared)
+    return split if split is not None and split.independent else found
+
+
+def _direct(loop: For, analyzer: Analyzer, shared: frozenset,
+            trips: int | None) -> ParallelAnalysis:
     with analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
         collector = AccessCollector(loop.loop_var, analyzer)
         accesses = collector.collect(loop.body)
@@ -97,6 +109,63 @@ def analyze_parallel_loop(loop: For, analyzer: Analyzer,
             return ParallelAnalysis(unanalyzable=collector.unanalyzable)
         test = _pair_test(loop, accesses, analyzer, shared, trips)
         return ParallelAnalysis(tuple(_conflicts(accesses, test, shared)))
+
+
+def _split_by_divisor(loop: For, analyzer: Analyzer,
+                      shared: frozenset) -> ParallelAnalysis | None:
+    """The analysis of a loop whose var ``v`` the indices use as ``v // c`` and ``v % c``
+    (a fused loop: ``A[v // 80, v % 80]``), which the affine forms cannot compare.
+
+    With ``v = min + q * c + r`` (``r`` in ``[0, c)``), two different iterations differ
+    in ``q``, or share ``q`` and differ in ``r``. So the loop is independent when both
+    are: ``for q in parallel: for r in serial: body`` (``r`` free for each access) and,
+    ``q`` fixed, ``for r in parallel: body``. Over ``ceil(n / c)`` values of ``q``: a
+    superset of the iterations, which can only add conflicts. None without such a ``c``.
+    """
+    c = _divisor(loop)
+    if c is None or not (isinstance(loop.min, IntImm) and loop.min.value == 0):
+        return None
+    v, dtype = loop.loop_var, loop.loop_var.dtype
+    q, r = Var(f"{v.name}_q", dtype), Var(f"{v.name}_r", dtype)
+    body = substitute(_Split(v, c, q, r)(loop.body), {v: q * c + r})
+    count = op.floordiv(op.max(loop.extent, op.const(0, dtype)) + (c - 1), op.const(c, dtype))
+    zero, width = op.const(0, dtype), op.const(c, dtype)
+    across = For(q, zero, count, ForKind.PARALLEL, For(r, zero, width, ForKind.SERIAL, body))
+    if not _direct(across, analyzer, shared, finite(
+            analyzer.const_int_bound(count).max_value)).independent:
+        return None
+    with analyzer.loop_scope(q, zero, count):
+        within = For(r, zero, width, ForKind.PARALLEL, body)
+        return _direct(within, analyzer, shared, c)
+
+
+class _Split(StmtExprMutator):
+    """``v // c`` -> ``q`` and ``v % c`` -> ``r`` (with ``v = q * c + r``, ``0 <= r < c``)."""
+
+    def __init__(self, v: Var, c: int, q: Var, r: Var):
+        self.v, self.c, self.q, self.r = v, c, q, r
+
+    def _mine(self, node) -> bool:
+        return node.a is self.v and isinstance(node.b, IntImm) and node.b.value == self.c
+
+    def visit_floor_div(self, node):
+        return self.q if self._mine(node) else self.generic_visit(node)
+
+    def visit_floor_mod(self, node):
+        return self.r if self._mine(node) else self.generic_visit(node)
+
+
+def _divisor(loop: For) -> int | None:
+    """The constant ``c`` of the first ``v // c`` or ``v % c`` in the body (``v`` the var)."""
+    found: list = []
+
+    def visit(n) -> None:
+        if isinstance(n, (FloorDiv, FloorMod)) and n.a is loop.loop_var \
+                and isinstance(n.b, IntImm) and n.b.value > 1:
+            found.append(n.b.value)
+
+    post_order_visit(loop.body, visit)
+    return found[0] if found else None
 
 
 def _pair_test(loop: For, accesses: list[Access], analyzer: Analyzer, shared: frozenset,

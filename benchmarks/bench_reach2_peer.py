@@ -28,7 +28,8 @@ def cases(n: int) -> dict:
     a5 = a[: n // 5 * 5].reshape(-1, 5)
 
     def close(x, want, scale):
-        return abs(float(x) - want) <= 1e-4 * scale
+        # float32 partial sums of 2^24 positive terms drift by ~1e-4 (32 partials on AVX2)
+        return abs(float(x) - want) <= 1e-3 * scale
 
     return {
         "guarded max": ([a], [np.full(1, -np.inf, F32)], lambda: a.max(),

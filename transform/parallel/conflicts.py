@@ -116,7 +116,7 @@ def _split_by_divisor(loop: For, analyzer: Analyzer,
     """The analysis of a loop whose var ``v`` the indices use as ``v // c`` and ``v % c``
     (a fused loop: ``A[v // 80, v % 80]``), which the affine forms cannot compare.
 
-    With ``v = min + q * c + r`` (``r`` in ``[0, c)``), two different iterations differ
+    For a loop from 0, with ``v = q * c + r`` (``r`` in ``[0, c)``), two iterations differ
     in ``q``, or share ``q`` and differ in ``r``. So the loop is independent when both
     are: ``for q in parallel: for r in serial: body`` (``r`` free for each access) and,
     ``q`` fixed, ``for r in parallel: body``. Over ``ceil(n / c)`` values of ``q``: a

@@ -87,9 +87,9 @@ _KINDS: dict = {
     "tir.bitwise_and": "and", "tir.bitwise_or": "or", "tir.bitwise_xor": "xor",
 }
 _NOT_ASSOCIATIVE = {Sub: "subtraction"}
-#: Element types the pass reduces (float16 math is not native in codegen).
+#: Element types the passes reduce (and scan, bool aside; float16 math is not native).
 _INTS = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)}
-_TYPES = _INTS | {"float32", "float64", "bool"}
+REDUCED_TYPES = _INTS | {"float32", "float64", "bool"}
 
 
 class CombiningStore:
@@ -219,13 +219,13 @@ def _looks_like_accumulation(store: BufferStore, inner: set) -> bool:
     """The value reads the element written, at an index fixed during the loop or indirect."""
     if _own_load(store, store.value) is None:
         return False
-    return not _uses(store.indices, inner) or _has_load(store.indices)
+    return not uses(store.indices, inner) or _has_load(store.indices)
 
 
 def _why_not(store: BufferStore, inner: set, loop: For, top: list,
              nested: bool = False) -> str | None:
     name = store.buffer.name
-    if _has_load(store.indices) or _uses(store.indices, inner):
+    if _has_load(store.indices) or uses(store.indices, inner):
         return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
     if store.buffer.data in inner:
         return f"{name} is allocated inside the loop"
@@ -235,7 +235,7 @@ def _why_not(store: BufferStore, inner: set, loop: For, top: list,
         return f"{describe(store)} is inside a nested loop or a let"
     if not nested and _has_vectorized_loop(loop.body):
         return "the loop has a vectorized loop inside"
-    if store.value.dtype not in _TYPES:
+    if store.value.dtype not in REDUCED_TYPES:
         return f"{store.value.dtype} reductions are not vectorized"
     problem = _operation_problem(store)
     if problem:
@@ -311,12 +311,12 @@ def _other_access(body: Stmt, store: BufferStore) -> str | None:
             continue
         if other.buffer.data is data and not apart(other.indices, where):
             return f"{describe(other)} writes {store.buffer.name}"
-        if any(not apart(x.indices, where) for x in _loads_of(other, data)):
+        if any(not apart(x.indices, where) for x in loads_of(other, data)):
             return f"{describe(other)} reads {store.buffer.name}"
     if _occurrences(store, data, where) != (1, 1):  # by occurrence: nodes may be shared
         return f"{describe(store)} reads {store.buffer.name} again in its value"
     if _occurrences(body, data, where) != (1, 1):
-        loads = [x for x in _loads_of(body, data) if x is not own]
+        loads = [x for x in loads_of(body, data) if x is not own]
         return f"{loads[0] if loads else own} reads {store.buffer.name}"
     return None
 
@@ -365,7 +365,7 @@ def _occurrences(node, data: Var, where: tuple | None = None) -> tuple[int, int]
     return counter.loads, counter.stores
 
 
-def _loads_of(node, data: Var) -> list[BufferLoad]:
+def loads_of(node, data: Var) -> list[BufferLoad]:
     found: list[BufferLoad] = []
     post_order_visit(node, lambda n: found.append(n) if isinstance(n, BufferLoad)
                      and n.buffer.data is data else None)
@@ -512,7 +512,7 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
         if marker.value >= 0 or not Analyzer().can_prove(loop.min >= 0):
             return None, f"{head}: an index may equal the marker {marker.value} (needs " \
                 f"{marker.value} < 0 <= the loop start)"
-        if _calls(cond, "tir.call_extern"):
+        if calls(cond, "tir.call_extern"):
             return None, f"{head}: {cond} calls an extern function"
         if _occurrences(loop.body, load.buffer.data) != (1, 1):  # the test and the store
             return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
@@ -528,11 +528,11 @@ def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
         return None
     store = stores[0]
     if not _is_index_of(store.value, loop.loop_var) or store.buffer.data in inner \
-            or _uses(store.indices, inner) or _has_load(store.indices) \
+            or uses(store.indices, inner) or _has_load(store.indices) \
             or _occurrences(loop.body, store.buffer.data) != (0, 1):
         return None
     head = f"if {stmt.condition}"
-    if _calls(stmt.condition, "tir.call_extern"):
+    if calls(stmt.condition, "tir.call_extern"):
         return None, f"{head}: {stmt.condition} calls an extern function"
     lowest = op.min_value(loop.loop_var.dtype)
     if not Analyzer().can_prove(loop.min > lowest):  # the lanes' "no match" value
@@ -546,7 +546,7 @@ def _marker_test(e: PrimExpr, inner: set) -> tuple | None:
         return None
     for load, marker in ((e.a, e.b), (e.b, e.a)):
         if isinstance(load, BufferLoad) and isinstance(marker, IntImm) \
-                and not _uses(load.indices, inner) and not _has_load(load.indices):
+                and not uses(load.indices, inner) and not _has_load(load.indices):
             return load, marker
     return None
 
@@ -558,7 +558,7 @@ def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
     """(Search, None), (None, reason), or None when ``stmt`` is not about a fixed element."""
     cond = stmt.condition
     for acc_right, (acc, value) in ((True, (cond.b, cond.a)), (False, (cond.a, cond.b))):
-        if isinstance(acc, BufferLoad) and not _uses(acc.indices, inner) \
+        if isinstance(acc, BufferLoad) and not uses(acc.indices, inner) \
                 and not _has_load(acc.indices):
             best, first = _SEARCHES[(type(cond), acc_right)]
             reason = _search_problem(stmt, acc, value, loop)
@@ -589,13 +589,13 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
     if acc.buffer.data in inner or index.buffer.data in inner:
         return f"{head}: {acc.buffer.name} or {index.buffer.name} is allocated inside the loop"
     if index.buffer.data is acc.buffer.data or _has_load(index.indices) \
-            or _uses(index.indices, inner):
+            or uses(index.indices, inner):
         return f"{head}: the index goes to an element that changes during the loop"
     if not _is_index_of(index.value, loop.loop_var):
         return f"{head}: {describe(index)} does not store the loop var {loop.loop_var.name}"
-    if _calls(value, "tir.call_extern"):
+    if calls(value, "tir.call_extern"):
         return f"{head}: {value} calls an extern function (it would run for every lane)"
-    if acc.dtype not in _TYPES - {"bool"} or not dt.DataType(index.value.dtype).is_integer:
+    if acc.dtype not in REDUCED_TYPES - {"bool"} or not dt.DataType(index.value.dtype).is_integer:
         return f"{head}: {acc.dtype} values or {index.value.dtype} indices are not searched"
     # Exactly the compare reads m, the branch writes m and k once each (every occurrence).
     for data, name, want in ((acc.buffer.data, acc.buffer.name, (1, 1)),
@@ -609,16 +609,16 @@ def _best_only_problem(head: str, acc: BufferLoad, value: PrimExpr, loop: For) -
     """Why ``if v CMP m: m = v`` (no index) is not searched, or None."""
     if acc.buffer.data in _bound_vars(loop):
         return f"{head}: {acc.buffer.name} is allocated inside the loop"
-    if _calls(value, "tir.call_extern"):
+    if calls(value, "tir.call_extern"):
         return f"{head}: {value} calls an extern function (it would run for every lane)"
-    if acc.dtype not in _TYPES - {"bool"}:
+    if acc.dtype not in REDUCED_TYPES - {"bool"}:
         return f"{head}: {acc.dtype} values are not searched"
     if _occurrences(loop.body, acc.buffer.data) != (1, 1):
         return f"{head}: another access in the loop also accesses {acc.buffer.name}"
     return None
 
 
-def _calls(e: PrimExpr, name: str) -> bool:
+def calls(e: PrimExpr, name: str) -> bool:
     found: list = []
     post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call) and n.op == name
                      else None)
@@ -673,7 +673,7 @@ def _bound_vars(loop: For) -> set:
     return bound
 
 
-def _uses(exprs, names: set) -> bool:
+def uses(exprs, names: set) -> bool:
     found: list = []
     for e in exprs:
         post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) and n in names
@@ -695,6 +695,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["CombiningStore", "FirstMatch", "Reduction", "ReductionRemark", "Refusal", "Search",
-           "apart", "describe", "find_reductions", "find_search", "identity", "op_kind",
-           "operands"]
+__all__ = ["REDUCED_TYPES", "CombiningStore", "FirstMatch", "Reduction", "ReductionRemark",
+           "Refusal", "Search", "apart", "calls", "describe", "find_reductions", "find_search",
+           "identity", "loads_of", "op_kind", "operands", "uses"]

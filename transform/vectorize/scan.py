@@ -28,14 +28,21 @@ import attrs
 
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, Call, IntImm, PrimExpr
-from tir.functor import post_order_visit, substitute
+from tir.expr import BufferLoad, IntImm, PrimExpr
+from tir.functor import substitute
 from tir.stmt import BufferStore, For
 from tir.structural import structural_equal
 
-from .reduction import CombiningStore, describe, op_kind, operands
-
-_TYPES = {f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)} | {"float32", "float64"}
+from .reduction import (
+    REDUCED_TYPES,
+    CombiningStore,
+    calls,
+    describe,
+    loads_of,
+    op_kind,
+    operands,
+    uses,
+)
 
 
 @attrs.frozen
@@ -74,15 +81,13 @@ def _why_not(store: BufferStore, previous: BufferLoad, loop: For) -> str | None:
     kind = op_kind(store.value)
     if kind is None:
         return "not an associative op (scanned ops: + * min max & | ^)"
-    if store.value.dtype == "bool":
-        return "bool scans are not vectorized"
-    if store.value.dtype not in _TYPES:
+    if store.value.dtype not in REDUCED_TYPES - {"bool"}:
         return f"{store.value.dtype} scans are not vectorized"
     args = operands(store.value)
     f = args[1] if args[0] is previous else args[0]
-    if _reads(f, store.buffer.data):
+    if loads_of(f, store.buffer.data):
         return f"{f} reads {name} too"
-    if _calls_extern(f):
+    if calls(f, "tir.call_extern") or calls(f, "tir.call_packed"):
         return f"{f} calls an extern function"
     return None
 
@@ -95,7 +100,7 @@ def _steps_by_one(store: BufferStore, previous: BufferLoad, loop: For) -> bool:
     analyzer = Analyzer()
     *fixed, last = store.indices
     for a, b in zip(fixed, previous.indices[:-1]):
-        if not structural_equal(a, b) or _uses_var(a, loop):
+        if not structural_equal(a, b) or uses([a], {loop.loop_var}):
             return False
     var = loop.loop_var
     step = analyzer.simplify(op.sub(substitute(last, {var: op.add(var, 1)}), last))
@@ -105,26 +110,6 @@ def _steps_by_one(store: BufferStore, previous: BufferLoad, loop: For) -> bool:
 
 def _is_one(e: PrimExpr) -> bool:
     return isinstance(e, IntImm) and e.value == 1
-
-
-def _uses_var(e: PrimExpr, loop: For) -> bool:
-    found: list = []
-    post_order_visit(e, lambda n: found.append(n) if n is loop.loop_var else None)
-    return bool(found)
-
-
-def _reads(e: PrimExpr, data) -> bool:
-    found: list = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad)
-                     and n.buffer.data is data else None)
-    return bool(found)
-
-
-def _calls_extern(e: PrimExpr) -> bool:
-    found: list = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call)
-                     and n.op in ("tir.call_extern", "tir.call_packed") else None)
-    return bool(found)
 
 
 __all__ = ["Scan", "find_scan"]

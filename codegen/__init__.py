@@ -30,7 +30,7 @@ from .build import (
     default_pipeline,
     lower,
 )
-from .target import Target
+from target.target import Target
 
 
 def load_module(path: str):

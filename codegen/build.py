@@ -21,16 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import transform
+from target.target import Target
 from tir.function import IRModule, PrimFunc
 from tir.structural import structural_digest, structural_equal
 from tir.verify import verify_well_formed
 from transform import PassContext
 
 from . import disk_cache
-from .target import Target
-
-# Strip-mining sizes vectors from the target; only codegen knows what a target string means.
-transform.strip_mine.set_vector_width_resolver(lambda text: Target(text).vector_width_bits)
 
 #: The target string that selects the reference interpreter backend.
 INTERPRETER = "interp"

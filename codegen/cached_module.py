@@ -15,10 +15,11 @@ from typing import Any
 
 import attrs
 
+from target.target import Target
+
 from . import metadata
 from .disk_cache import DiskCache, warn_once
 from .module import Module, _check_externals, _load_support_libraries, _process
-from .target import Target
 
 
 class CachedModule(Module):

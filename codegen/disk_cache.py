@@ -61,10 +61,9 @@ from pathlib import Path
 from typing import Any
 
 import transform
+from target.target import Target
 from tir.function import IRModule
 from tir.structural import structural_digest
-
-from .target import Target
 
 #: The config key of the cache's settings.
 CONFIG_KEY = "codegen.disk_cache"

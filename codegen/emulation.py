@@ -97,13 +97,8 @@ def emulate(mod: Module, sve_vector_length: int | None = None, *,
     return EmulatedModule(mod, sve_vector_length, tools or find_tools(), timeout)
 
 
-def _uses_sve(target: Any) -> bool:
-    """Whether the target enables SVE (``+sve``, or a later ``+sve2``...)."""
-    return target.has_sve or any(f.startswith("+sve") for f in target.mattr)
-
-
 def _check_vector_length(target: Any, length: int | None) -> None:
-    if not _uses_sve(target):
+    if not target.has_sve:
         if length is not None:
             raise ValueError(f"emulate: sve_vector_length={length!r} given, but the module's "
                              f"target {target} has no SVE (add -mattr=+sve)")

@@ -467,8 +467,9 @@ class _Wrappers:
                  pairs: tuple) -> int:
         import llvmlite.binding as llvm
 
+        from target.target import Target
+
         from .llvm import machine
-        from .target import Target
 
         module = _Emitter(plan, hidden, kernel_type, pairs).emit()
         symbol = f"tirlite_fastcall_{len(self.by_key)}"

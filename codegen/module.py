@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from target.target import Target
 from tir.function import PrimFunc
 
 from . import metadata as meta
 from . import parallel
 from .args import ArgBinder
-from .target import Target
 
 #: Return codes of generated functions besides 0 and assertion numbers.
 OUT_OF_MEMORY, RUNTIME_ERROR = -1, -2

@@ -146,9 +146,10 @@ class _NativePool:
     def __init__(self, arch: str):
         import llvmlite.binding as llvm
 
+        from target.target import Target
+
         from .llvm import machine
         from .runtime import pool_ir
-        from .target import Target
 
         libc = ctypes.CDLL(None)
         addresses = {name: ctypes.cast(getattr(libc, name), ctypes.c_void_p).value

@@ -121,7 +121,7 @@ def run_opt(args: argparse.Namespace) -> int:
 
 def _target(text: str) -> Any:
     import codegen
-    from codegen.llvm import subtarget
+    from target import subtarget
 
     target = codegen.Target(text)
     subtarget.check(target)  # an unknown CPU or feature, now rather than after the passes

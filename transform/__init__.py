@@ -1,7 +1,18 @@
 """Passes over TIR and the infrastructure they run in (TVM's tvm.transform + tir.transform)."""
 # ruff: noqa: F401  (this file is the package's list of exports)
 
-from .access import MergeInterleavedAccesses, VersionSymbolicStrides
+from .vector import (
+    IfConvertVectorLoops,
+    MergeInterleavedAccesses,
+    StripMineVectorLoops,
+    VectorizeError,
+    VectorizeLoop,
+    VectorizeReductions,
+    VectorizeRemark,
+    VectorizeScans,
+    VectorizeSkipper,
+    VersionSymbolicStrides,
+)
 from .config import ConfigKey, known_configs, register_config
 from .instrument import PassInstrument, PassTimingInstrument, PrintIRAfterEach, pass_instrument
 from .pass_base import (
@@ -15,7 +26,6 @@ from .pass_base import (
 )
 from .bounds_analysis import RejectOutOfBoundsAccesses
 from .hoist_bound_checks import HoistVectorBoundChecks
-from .if_convert import IfConvertVectorLoops
 from .instrument_bound_checkers import InstrumentBoundCheckers
 from .lower_blocks import (
     CompactBufferAllocation,
@@ -29,9 +39,5 @@ from .pass_context import PassContext
 from .remarks import collect_remarks, emit_remark
 from .remove_no_op import RemoveNoOp
 from .simplify import Simplify
-from .strip_mine import StripMineVectorLoops
 from .unroll_loop import UnrollLoop
-from .vectorize_reductions import VectorizeReductions
-from .vectorize_loop import VectorizeError, VectorizeLoop, VectorizeRemark, VectorizeSkipper
-from .vectorize_scans import VectorizeScans
 from .parallel import LegalizeParallelLoops, ParallelRemark

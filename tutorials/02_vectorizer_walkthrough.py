@@ -21,7 +21,7 @@ import transform
 from tir import ir_builder
 from tir.expr import Broadcast, BufferLoad, FloatImm, IntImm, Ramp
 from tir.stmt import BufferStore, For, ForKind
-from transform.vectorize import Vectorizer
+from transform.vector import Vectorizer
 
 LANES = 4
 
@@ -41,7 +41,7 @@ class TracingVectorizer(Vectorizer):
     """The pass's Vectorizer, printing each rule it applies.
 
     Each ``visit_<node>`` method is the rule for one node kind (the real ones
-    are in transform/vectorize/vectorizer.py); we call the rule, then print
+    are in transform/vector/vectorizer/expr_rules.py); we call the rule, then print
     what it returned. A rule returns the very same node when nothing in it
     depends on the loop var, so ``out is not node`` means "this rule fired".
     """
@@ -140,7 +140,7 @@ def show_a_dependence() -> None:
 
     Vector code would load A[j - 1] for all lanes before storing any A[j]: every
     lane but the first would read a stale value. The legality analysis
-    (transform/vectorize/legality.py) finds the distance-1 dependence and keeps
+    (transform/vector/analysis/legality.py) finds the distance-1 dependence and keeps
     the loop serial, naming it in the remark.
     """
     ib = ir_builder.create()

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 
 from llvmlite import ir
 
+from target.target import Target
 from tir.arith import Analyzer
 from tir.expr import Call
 from tir.function import PrimFunc
 from tir.functor import StmtExprVisitor, deep_recursion, post_order_visit
 
 from ..args import hidden_vars_of
-from ..target import Target
 from . import machine
 from .expr import ExprCodegen
 from .gather import GatherCodegen

@@ -36,7 +36,7 @@ import re
 
 import llvmlite.binding as llvm
 
-from ..target import Target
+from target.target import Target
 
 #: Whether this process's LLVM has the bug (the rewrite appeared in LLVM 22).
 AFFECTED = llvm.llvm_version_info[0] == 22

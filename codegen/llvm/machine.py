@@ -12,8 +12,10 @@ import functools
 
 import llvmlite.binding as llvm
 
-from ..target import Target
-from . import evex_workaround, subtarget
+from target import subtarget
+from target.target import Target
+
+from . import evex_workaround
 
 
 @functools.cache

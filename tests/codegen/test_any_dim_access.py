@@ -17,7 +17,7 @@ import codegen
 import tir
 import transform
 from tir import ir_builder
-from transform.strip_mine import MAX_VECTORS
+from transform.vector.strip_mine_vector_loops import MAX_VECTORS
 
 ANY_DIM = "tir.vectorize.any_dim_access"
 STRICT = {"codegen.llvm.fp_contract": False}  # bit-exact with the interpreter

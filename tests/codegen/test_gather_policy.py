@@ -19,7 +19,7 @@ import codegen
 import tir
 import transform
 from codegen.llvm.gather import GATHER_TABLE, POLICIES, gather_policy
-from codegen.target import Target
+from target.target import Target
 from tir import ir_builder
 from tir.stmt import BufferStore, For, ForKind
 

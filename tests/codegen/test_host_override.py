@@ -15,8 +15,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import pytest
 
-from codegen import host_override
-from codegen.llvm import cpu_features
+from target import cpu_features, host_override
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIPLE = llvm.get_process_triple()

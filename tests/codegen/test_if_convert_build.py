@@ -235,7 +235,7 @@ def test_the_guard_page_catches_the_same_load_unmasked():
     """The control: with every load taken for in bounds (so unmasked), the script crashes."""
     script = _GUARD_PAGE_SCRIPT.format(test_dir=str(Path(__file__).parent)).replace(
         "import codegen, transform",
-        "import codegen, transform\nimport transform.if_convert as ic\n"
+        "import codegen, transform\nimport transform.vector.if_convert_vector_loops as ic\n"
         "ic.is_in_bounds = lambda *args, **kwargs: True")
     done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parents[2],
                           capture_output=True, text=True, timeout=300)

@@ -14,8 +14,8 @@ import codegen
 import tir
 import transform
 from tir import ir_builder
-from transform.vectorize.scan import find_scan
-from transform.vectorize_scans import NOT_A_SCAN
+from transform.vector.analysis.scans import find_scan
+from transform.vector.vectorize_scans import NOT_A_SCAN
 
 BITS = codegen.Target("llvm").vector_width_bits
 STRICT = {"codegen.llvm.fp_contract": False}

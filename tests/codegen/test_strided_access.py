@@ -21,7 +21,7 @@ import tir
 import transform
 from codegen.llvm.access_plan import lane_forms, plan_access
 from tir import ir_builder
-from transform.strip_mine import MAX_VECTORS
+from transform.vector.strip_mine_vector_loops import MAX_VECTORS
 
 HOST = codegen.Target("llvm")
 EXTENTS = [0, 1, 7, 8, 9, 16, 17, 63, 64, 65, 1001]

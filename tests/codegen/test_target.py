@@ -10,7 +10,8 @@ import pytest
 
 import codegen
 import tir
-from codegen import Target, host_override
+from codegen import Target
+from target import host_override
 
 ROOT = Path(__file__).resolve().parents[2]
 

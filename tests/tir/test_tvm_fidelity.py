@@ -189,7 +189,7 @@ def test_the_simplifier_keeps_two_any_nodes_apart():
 def test_project_errors_are_tvm_errors():
     # TVM code catches tvm.error.TVMError around verification and vectorization.
     from tir.verify import WellFormedError
-    from transform.vectorize.remarks import VectorizeError
+    from transform.vector.remarks import VectorizeError
 
     assert issubclass(WellFormedError, tir.TVMError) and issubclass(WellFormedError, ValueError)
     assert issubclass(VectorizeError, tir.TVMError) and issubclass(VectorizeError, ValueError)

@@ -1,4 +1,4 @@
-"""MergeInterleavedAccesses: interleave groups of strided vector accesses (transform/access/)."""
+"""MergeInterleavedAccesses: interleave groups of strided vector accesses (transform/vector/)."""
 
 import re
 

@@ -23,7 +23,7 @@ from transform.parallel import (
     analyze_parallel_loop,
 )
 from transform.parallel.partials import CHUNKS
-from transform.vectorize_reductions import ORDERED
+from transform.vector.vectorize_reductions import ORDERED
 
 EXTENTS = (0, 1, 2, 3, 63, 64, 65, 1000)
 THREADS = (1, 2, 3, 8)

@@ -9,8 +9,8 @@ import tir
 import transform
 from tir import ir_builder
 from tir.structural import assert_structural_equal
-from transform.strip_mine import MAX_VECTORS, VECTOR_LENGTH
-from transform.vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
+from transform.vector.strip_mine_vector_loops import MAX_VECTORS, VECTOR_LENGTH
+from transform.vector.vectorizer.loops import PREDICATE_TAIL, STRIP_MINED
 
 BITS = codegen.Target("llvm").vector_width_bits
 VL = BITS // 32  # float32 lanes per register on this host

@@ -16,7 +16,7 @@ import transform
 from tir import ir_builder
 from tir.expr import Ramp
 from tir.stmt import Evaluate, For, ForKind, SeqStmt
-from transform.vectorize.dependence import Delta, Term, affine, may_be_zero
+from transform.vector.analysis.dependence import Delta, Term, affine, may_be_zero
 
 N, VL = 32, 8
 F32, I32 = "float32", "int32"

@@ -13,7 +13,7 @@ import transform
 from tir import ir_builder
 from tir.expr import Broadcast, BufferLoad, Ramp
 from tir.stmt import AttrStmt, BufferStore, For, ForKind, IfThenElse, SeqStmt
-from transform.vectorize import PREDICATED, SCALARIZED
+from transform.vector import PREDICATED, SCALARIZED
 
 F32 = "float32"
 PREDICATE = {"tir.enable_buffer_level_predication": True}

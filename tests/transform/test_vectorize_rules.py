@@ -19,7 +19,7 @@ from tir.stmt import (
     LetStmt,
     SeqStmt,
 )
-from transform.vectorize import ExprVectorizer
+from transform.vector import ExprVectorizer
 
 F32 = "float32"
 A = tir.decl_buffer((64,), F32, name="A")

@@ -19,7 +19,7 @@ from tir.stmt import (
     LetStmt,
     SeqStmt,
 )
-from transform.vectorize import VectorizeRemark
+from transform.vector import VectorizeRemark
 
 F32 = "float32"
 A = tir.decl_buffer((64,), F32, name="A")

@@ -11,7 +11,7 @@ import transform
 from tir import ir_builder
 from tir.stmt import For, ForKind, IfThenElse
 from tir.structural import assert_structural_equal
-from transform.access.stride_analysis import MAX_FAST_STRIDE, linear_coefficient
+from transform.vector.analysis.strides import MAX_FAST_STRIDE, linear_coefficient
 
 F32 = "float32"
 BITS = codegen.Target("llvm").vector_width_bits
@@ -160,7 +160,7 @@ def test_a_var_that_strides_more_accesses_is_preferred():
     _, remarks = run(tir.PrimFunc([A, C, B, n, s, t], ib.get()))
     assert remarks[0].startswith("main: loop i: versioned on s == 1 && t == 1 (")
     # ... and with the budget one var, t wins over s:
-    from transform.access import stride_analysis
+    from transform.vector.analysis import strides as stride_analysis
 
     saved = stride_analysis.MAX_VERSIONED_VARS
     stride_analysis.MAX_VERSIONED_VARS = 1

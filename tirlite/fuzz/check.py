@@ -24,7 +24,7 @@ import numpy as np
 
 import codegen
 import transform
-from transform.vectorize import NOT_VECTORIZED, PARTIAL, SCALARIZED, VECTORIZED
+from transform.vector import NOT_VECTORIZED, PARTIAL, SCALARIZED, VECTORIZED
 
 from .inputs import BufSpec, has_nan
 from .program import Case, generate

@@ -15,15 +15,12 @@ caches), and are typical sizes otherwise; ``TargetInfo.source`` says which.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
 import attrs
 
 from codegen import Target
-
-#: Typical data-cache sizes (bytes) for targets that are not this machine.
-TYPICAL_CACHES = (32 * 1024, 1024 * 1024, 16 * 1024 * 1024)
+from target.caches import TYPICAL_CACHES, host_caches
 
 
 @attrs.frozen
@@ -53,11 +50,11 @@ class TargetInfo:
 @lru_cache(maxsize=32)
 def _from_target_text(text: str, threads: int) -> TargetInfo:
     target = Target(text)
-    bits = target.vector_width_bits
     caches, source = (host_caches(), "host") if target.is_host else (TYPICAL_CACHES, "typical")
     return TargetInfo(
-        target=text, vector_bits=bits, vector_registers=_vector_registers(target, bits),
-        has_fma=_has_fma(target), l1_bytes=caches[0], l2_bytes=caches[1], l3_bytes=caches[2],
+        target=text, vector_bits=target.vector_width_bits,
+        vector_registers=target.vector_registers, has_fma=target.has_fma,
+        l1_bytes=caches[0], l2_bytes=caches[1], l3_bytes=caches[2],
         cores=threads if target.is_host else 1, source=source)
 
 
@@ -70,54 +67,3 @@ def host_threads() -> int:
     from codegen import parallel
 
     return parallel.num_threads()
-
-
-def _vector_registers(target: Target, bits: int) -> int:
-    if target.arch in ("x86_64", "i386", "i686"):
-        return 32 if bits >= 512 else 16
-    return 32  # AArch64 NEON and SVE both have 32
-
-
-def _has_fma(target: Target) -> bool:
-    features = target.features.split(",")
-    if "+fma" in features or "+neon" in features or target.arch == "aarch64":
-        return True
-    if target.options.get("mcpu", "native") != "native" and target.arch == "x86_64":
-        from codegen.llvm.cpu_features import cpu_features
-
-        return bool(cpu_features(target.triple, target.mcpu, ",".join(target.mattr)).get("fma"))
-    return False
-
-
-def host_caches() -> tuple[int, int, int]:
-    """The host's L1 data, L2 and L3 sizes in bytes (typical sizes where sysfs says nothing)."""
-    found = dict(enumerate(TYPICAL_CACHES, start=1))
-    root = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        entries = sorted(os.listdir(root))
-    except OSError:
-        return TYPICAL_CACHES
-    for entry in entries:
-        if not entry.startswith("index"):
-            continue
-        kind = _read(os.path.join(root, entry, "type"))
-        level = _read(os.path.join(root, entry, "level"))
-        size = _parse_size(_read(os.path.join(root, entry, "size")))
-        if kind in ("Data", "Unified") and level.isdigit() and size and int(level) in found:
-            found[int(level)] = size
-    return found[1], found[2], found[3]
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
-def _parse_size(text: str) -> int | None:
-    units = {"K": 1024, "M": 1024 * 1024, "G": 1024 ** 3}
-    if text[-1:] in units and text[:-1].isdigit():
-        return int(text[:-1]) * units[text[-1]]
-    return int(text) if text.isdigit() else None

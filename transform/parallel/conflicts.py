@@ -8,8 +8,8 @@ element with at least one of them writing it. Such a pair is a *conflict*:
 writes ``S[0]``), ``B[i + 1] = B[i]`` reads what the previous iteration
 wrote, ``B[0] = A[i]`` leaves whichever write came last.
 
-The accesses and the pair test are the vectorizer's (``vectorize/accesses.py``,
-``vectorize/legality.py``), with the whole trip count as the "lanes" and no
+The accesses and the pair test are the vectorizer's (``analysis/accesses.py``,
+``analysis/legality.py``), with the whole trip count as the "lanes" and no
 ordering inside the body: for threads, any access of one iteration may run
 before or after any access of another. Like the vectorizer, the test only
 answers "no conflict" when that is certain; an index it cannot analyze, an
@@ -27,10 +27,10 @@ from tir.expr import FloorDiv, FloorMod, IntImm, Var
 from tir.functor import StmtExprMutator, post_order_visit, substitute
 from tir.stmt import For, ForKind
 
-from ..vectorize.accesses import Access, AccessCollector, finite, shown
-from ..vectorize.aliasing import DISTINCT
-from ..vectorize.legality import PairTest
-from ..vectorize.pair_buckets import candidate_pairs
+from ..vector.analysis.accesses import Access, AccessCollector, finite, shown
+from ..vector.analysis.aliasing import DISTINCT
+from ..vector.analysis.legality import PairTest
+from ..vector.analysis.pair_buckets import candidate_pairs
 
 
 @attrs.frozen

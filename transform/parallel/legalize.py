@@ -8,7 +8,7 @@ parallel loop, innermost first:
 - no conflict: the loop stays as it is (no remark);
 - the only conflicts are accumulators, ``S[c] = S[c] OP f(i)`` with OP
   associative (``+ * min max & | ^``, the recognizer of
-  ``vectorize/reduction.py``, here also inside nested loops): a *parallel
+  ``analysis/reductions.py``, here also inside nested loops): a *parallel
   reduction* with one partial result per chunk, folded in chunk order after
   the loop (``partials.py``). Float sums and products are then reassociated,
   as in a vectorized loop, the same way at any thread count; under config
@@ -34,9 +34,9 @@ from tir.stmt import For, ForKind, Stmt
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
-from ..vectorize.aliasing import DISTINCT, shared_memory
-from ..vectorize.reduction import Reduction, find_reductions
-from ..vectorize_reductions import ORDERED
+from ..vector.analysis.aliasing import DISTINCT, shared_memory
+from ..vector.analysis.reductions import Reduction, find_reductions
+from ..vector.vectorize_reductions import ORDERED
 from .conflicts import ParallelAnalysis, analyze_parallel_loop
 from .partials import chunk_count, parallel_reduction
 

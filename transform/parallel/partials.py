@@ -32,8 +32,8 @@ from tir.functor import StmtExprMutator
 from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, SeqStmt, Stmt
 
-from ..reduction_ir import allocate, load_of, local_buffer
-from ..vectorize.reduction import Reduction, apart
+from ..vector.analysis.reductions import Reduction, apart
+from ..vector.reduction_ir import allocate, load_of, local_buffer
 
 #: How many chunks a parallel reduction is split into at most: several per thread on
 #: the machines we know (so a static schedule stays balanced), few enough that the

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from target import has_sve
 from tir.arith import Analyzer
 from tir.arith.const_int_bound import MAX_VSCALE
 from tir.expr import Call, Cast, IntImm, scalable_factor
@@ -17,12 +18,9 @@ from tir.functor import StmtMutator, post_order_visit, substitute
 from tir.node import replace
 from tir.stmt import AttrStmt, For, ForKind, Stmt
 
-from ..target_scope import has_sve
-from .aliasing import DISTINCT
-from .lanes import MixedLanesError, ScalableLanes
-from .legality import ASSUME_INDEPENDENT, Legality, analyze_loop
-from .predicate import scalar_predicates_to_branches
-from .remarks import (
+from ..analysis.aliasing import DISTINCT
+from ..analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from ..remarks import (
     NOT_VECTORIZED,
     PARTIAL,
     PREDICATED,
@@ -31,7 +29,9 @@ from .remarks import (
     VectorizeError,
     VectorizeRemark,
 )
-from .vectorize_stmt import Vectorizer
+from ..tail import scalar_predicates_to_branches
+from .lanes import MixedLanesError, ScalableLanes
+from .stmt_rules import Vectorizer
 
 #: The annotation ``StripMineVectorLoops`` puts on the loops it makes: the note their
 #: remarks start with (``strip-mined by 16 (the target's 512-bit registers / float32)``).

@@ -2,7 +2,7 @@
 
 ``acc[c] = acc[c] OP f(i)`` carries a value from each iteration to the next,
 so ``VectorizeLoop``'s legality keeps such a loop serial. OP being
-associative (``+ * min max & | ^``, see ``vectorize/reduction.py``), the
+associative (``+ * min max & | ^``, see ``analysis/reductions.py``), the
 iterations can instead accumulate into K independent vector accumulators of
 VL lanes each, folded into ``acc[c]`` by one horizontal reduction::
 
@@ -29,7 +29,7 @@ store does not pin the main accumulators to memory. Searches (below) keep
 the last ``n % VL`` iterations as the serial loop they were.
 
 An index-of-max/min search (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``, see
-``vectorize/reduction.py``) becomes K x VL lanes of best values (starting at
+``analysis/reductions.py``) becomes K x VL lanes of best values (starting at
 ``M[0]``) and indices (starting at a sentinel no iteration has) updated by
 ``Select``; after the loop, the best value M over the lanes, the smallest
 (``>``/``<``: first occurrence) or largest (``>=``/``<=``: last) index among
@@ -67,6 +67,7 @@ nothing under ``tir.disable_vectorize``.
 
 from __future__ import annotations
 
+from target import current_target, has_sve
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
@@ -90,30 +91,11 @@ from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
 from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, function_name, prim_func_pass
-from .pass_context import PassContext
-from .reduction_ir import (
-    ReplaceStmts,
-    allocate,
-    as_int32,
-    load_of,
-    local_buffer,
-    serial_loop,
-    tree,
-)
-from .remarks import emit_remark
-from .strip_mine import (
-    VECTOR_LENGTH,
-    is_scalable_extent,
-    register_bits,
-    scalable_vector_length,
-    vector_length,
-    vla_loop,
-)
-from .target_scope import current_target, has_sve
-from .vectorize.aliasing import DISTINCT, shared_memory
-from .vectorize.loop_vectorizer import STRIP_MINED
-from .vectorize.reduction import (
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from .analysis.aliasing import DISTINCT, shared_memory
+from .analysis.reductions import (
     FirstMatch,
     Reduction,
     ReductionRemark,
@@ -123,7 +105,25 @@ from .vectorize.reduction import (
     find_search,
     identity,
 )
-from .vectorize.remarks import VECTORIZED
+from .reduction_ir import (
+    ReplaceStmts,
+    allocate,
+    as_int32,
+    load_of,
+    local_buffer,
+    serial_loop,
+    tree,
+)
+from .remarks import VECTORIZED
+from .strip_mine_vector_loops import (
+    VECTOR_LENGTH,
+    is_scalable_extent,
+    register_bits,
+    scalable_vector_length,
+    vector_length,
+    vla_loop,
+)
+from .vectorizer.loops import STRIP_MINED
 
 #: The outcome of a remark on a statement that looks like a reduction but is not one.
 NOT_A_REDUCTION = "not a reduction"
@@ -137,7 +137,7 @@ class _ReductionRewriter(StmtMutator):
     def __init__(self, func_name: str, register_bits: int, ordered: bool, sve: bool = False,
                  shared: frozenset = DISTINCT):
         self.func_name = func_name
-        self.shared = shared  # the data vars that may be one memory (vectorize/aliasing.py)
+        self.shared = shared  # the data vars that may be one memory (analysis/aliasing.py)
         self.register_bits = register_bits
         self.ordered = ordered
         #: The target has SVE: reductions accumulate in scalable vectors (``_ScalablePlan``).

@@ -8,7 +8,7 @@ pixels) reads and writes memory at a constant stride::
 
 Each access alone needs two partial chunks (codegen/llvm/access_plan.py);
 the group of them covers whole registers. This pass rewrites a group
-(interleave_analysis.py decides what is one) into one contiguous access:
+(analysis/interleaving.py decides what is one) into one contiguous access:
 
 - a store group becomes one store of the values interleaved by a ``Shuffle``::
 
@@ -33,7 +33,7 @@ from tir.node import replace
 from tir.stmt import BufferStore, SeqStmt, Stmt
 
 from ..pass_base import PrimFuncPass, prim_func_pass
-from .interleave_analysis import load_groups, store_group, strided_last_index
+from .analysis.interleaving import load_groups, store_group, strided_last_index
 
 
 def merge_stores(stores: list, offsets: list[int]) -> BufferStore:

@@ -11,7 +11,7 @@ a widened one. The rules keep ramps as ramps where the algebra allows
 ramp index is one contiguous vector load.
 
 What cannot be vectorized raises ``NeedScalarize(reason)``; the statement
-rules (vectorize_stmt.py) catch it and keep that statement in a serial loop.
+rules (stmt_rules.py) catch it and keep that statement in a serial loop.
 
 As in TVM, only the last index of an access may depend on the var. With
 ``any_dim`` (config ``tir.vectorize.any_dim_access``, which ``codegen.build``
@@ -66,7 +66,8 @@ from tir.expr import (
 from tir.functor import StmtExprMutator, post_order_visit
 from tir.intrin import is_elementwise, is_pure
 
-from .if_conversion import divisor_needs_guard, is_in_bounds
+from ..analysis.branch_safety import divisor_needs_guard, is_in_bounds
+from ..remarks import VectorizeError
 from .lanes import (
     SCALABLE_FROM_VECTORS,
     VECTORS_OF_SCALABLE,
@@ -80,7 +81,6 @@ from .lanes import (
     replicate,
     with_lanes,
 )
-from .remarks import VectorizeError
 
 #: TVM's message for an access to a buffer of scalable vector elements that would widen.
 SCALABLE_BUFFER = "Vectorizing over scalable buffer elements is not supported in vectorizer."

@@ -43,7 +43,7 @@ stored can equal the marker), no ``else``, ``k`` not accessed elsewhere,
 ``cond`` calling no extern function. And the last match (a ``FirstMatch``
 with ``last``): ``if cond(i): k[d] = i`` with ``k`` not read anywhere in the
 body (the loop var only grows, so the largest matching lane is the last). The rewrite lives in
-``transform/vectorize_reductions.py``.
+``transform/vector/vectorize_reductions.py``.
 """
 
 from __future__ import annotations
@@ -78,8 +78,8 @@ from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
+from ..remarks import loop_remark_text
 from .aliasing import DISTINCT, other_shared_buffer, sharing_reason
-from .remarks import loop_remark_text
 
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
 _KINDS: dict = {

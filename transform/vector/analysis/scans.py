@@ -19,7 +19,7 @@ is an inclusive scan (a prefix sum for ``+``) when all of this holds:
 Floats are exact for min/max; a float sum or product is regrouped by the
 scan's log-step tree (a reassociation, refused under
 ``tir.vectorize.ordered_reductions`` by the pass). The rewrite is in
-``transform/vectorize_scans.py``.
+``transform/vector/vectorize_scans.py``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from tir.functor import substitute
 from tir.stmt import BufferStore, For
 from tir.structural import structural_equal
 
-from .reduction import (
+from .reductions import (
     REDUCED_TYPES,
     CombiningStore,
     calls,

@@ -39,7 +39,7 @@ def apply(real: dict[str, Any]) -> dict[str, Any]:
     text = requested()
     if text is None:
         return real
-    from .llvm import cpu_features, subtarget
+    from . import cpu_features, subtarget
     from .target import _arch, _enabled_features, _parse
 
     try:

@@ -42,6 +42,7 @@ from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
+from ..vectorizer.lanes import lanes
 from .accesses import LOOP, Access, AccessCollector, LoopRange, finite, shown
 from .aliasing import DISTINCT
 from .dependence import (
@@ -53,7 +54,6 @@ from .dependence import (
     linear_in_vars,
     may_be_zero,
 )
-from .lanes import lanes
 from .pair_buckets import Key, candidate_pairs, residue_key
 
 #: The loop annotation that skips the analysis: the user asserts the iterations are independent.

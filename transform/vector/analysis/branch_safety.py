@@ -1,6 +1,6 @@
 """If-conversion, the analysis: may this ``if`` become straight-line code, and if not, why.
 
-``transform.IfConvertVectorLoops`` (transform/if_convert.py) rewrites; this
+``transform.IfConvertVectorLoops`` (transform/vector/if_convert_vector_loops.py) rewrites; this
 module only answers questions about the IR, so the rules are in one place:
 
 - ``why_not_convertible(node)``: the hazard that keeps an ``if`` as it is, or

@@ -5,7 +5,7 @@ known only at run time, becomes a gather (or a scatter): the vectorizer
 cannot tell that its lanes are next to each other. When ``s == 1`` they are.
 LLVM's LoopAccessAnalysis speculates on such a stride ("symbolic stride
 speculation") and LoopVersioning guards the speculation with a run-time
-check; ``VersionSymbolicStrides`` (version_strides.py) does the same with
+check; ``VersionSymbolicStrides`` (version_symbolic_strides.py) does the same with
 the plan this module makes:
 
 - the *coefficient* of each vectorized loop var in each index of each access,
@@ -45,7 +45,7 @@ from tir.expr import Add, BufferLoad, Cast, IntImm, Let, Mul, PrimExpr, Sub, Var
 from tir.functor import post_order_visit, substitute
 from tir.stmt import Allocate, For, ForKind, LetStmt
 
-from ..vectorize.accesses import Access, AccessCollector, shown
+from .accesses import Access, AccessCollector, shown
 
 #: At most this many vars are versioned on together (``s1 == 1 && s2 == 1``): each
 #: one more halves how often the fast path runs, and a nest is copied once whatever.

@@ -22,7 +22,7 @@ A[i * s] + 1`` may, for all the analysis knows, touch one element from every
 iteration; with ``s == 1`` it plainly does not), and the general path is
 exactly as safe as before (``s == 0`` still runs it).
 
-What to version on, and whether it pays, is stride_analysis.py's decision
+What to version on, and whether it pays, is analysis/strides.py's decision
 (one var in the common case, two at most: ``s == 1 && t == 1``). A nest of
 vectorized loops is versioned once, at its outermost vectorized loop. No
 versioning when no vector access has a runtime stride, when the stride is
@@ -56,7 +56,7 @@ from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
 from ..simplify import simplify_stmt
-from .stride_analysis import StridePlan, plan_versioning
+from .analysis.strides import StridePlan, plan_versioning
 
 #: The config key that turns the pass on or off (registered in config.py).
 VERSION_STRIDES = "tir.vectorize.version_strides"

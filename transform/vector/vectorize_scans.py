@@ -2,7 +2,7 @@
 
 Each iteration reads what the previous one stored, so ``VectorizeLoop``'s
 legality keeps such a loop serial (gcc, clang, TVM and Halide do too). OP
-being associative (``vectorize/scan.py``), VL iterations at a time can
+being associative (``analysis/scans.py``), VL iterations at a time can
 instead compute their ``f`` as one vector, scan it in registers in log2(VL)
 shift-and-combine steps (Hillis and Steele's scan), and combine the total
 carried from the previous block, broadcast::
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 
+from target import current_target, has_sve
 from tir import op
 from tir.expr import BufferLoad, IntImm, PrimExpr, Var
 from tir.expr_vector import Broadcast, Ramp, Shuffle
@@ -40,17 +41,16 @@ from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, substitute
 from tir.stmt import BufferStore, For, ForKind, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, function_name, prim_func_pass
-from .pass_context import PassContext
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from .analysis.reductions import ReductionRemark
+from .analysis.scans import Scan, find_scan
 from .reduction_ir import allocate, local_buffer, serial_loop
-from .remarks import emit_remark
-from .strip_mine import is_scalable_extent, register_bits, vector_length
-from .target_scope import current_target, has_sve
-from .vectorize.loop_vectorizer import STRIP_MINED
-from .vectorize.reduction import ReductionRemark
-from .vectorize.remarks import VECTORIZED
-from .vectorize.scan import Scan, find_scan
+from .remarks import VECTORIZED
+from .strip_mine_vector_loops import is_scalable_extent, register_bits, vector_length
 from .vectorize_reductions import ORDERED
+from .vectorizer.loops import STRIP_MINED
 
 #: The outcome of a remark on a scan left serial.
 NOT_A_SCAN = "not vectorized as a scan"

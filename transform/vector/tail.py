@@ -46,7 +46,7 @@ from tir.node import replace
 from tir.stmt import BufferStore, IfThenElse, Stmt
 from tir.structural import structural_equal
 
-from .lanes import ScalableLanes, lanes, lanes_arg, with_lanes
+from .vectorizer.lanes import ScalableLanes, lanes, lanes_arg, with_lanes
 
 _INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
 

@@ -33,7 +33,7 @@ Usage::
     with transform.PassContext(config={"tir.disable_vectorize": True}):
         mod = transform.VectorizeLoop()(mod)
 
-Before rewriting a loop, the legality analysis (``vectorize/legality.py``)
+Before rewriting a loop, the legality analysis (``analysis/legality.py``)
 checks that running its iterations as lanes keeps every dependence in order;
 a loop where it would not stays serial (remark ``not vectorized``, naming the
 dependence). The loop annotation ``"tir.vectorize.assume_independent": True``
@@ -44,7 +44,7 @@ With config ``tir.enable_buffer_level_predication`` (TVM's key; when unset, on
 for SVE targets and off elsewhere, as in TVM), an ``if``
 whose condition is a tail guard ``base + j < limit`` and whose accesses are
 all at ``base + j`` is replaced by its branch, each access predicated with
-``get_active_lane_mask(base, limit)`` (``vectorize/predicate.py``). The loop
+``get_active_lane_mask(base, limit)`` (``tail.py``). The loop
 annotation ``"tir.vectorize.predicate_tail": True`` does the same for one loop:
 ``StripMineVectorLoops`` (run before this pass by ``codegen.build``) puts it on
 the tail vectors it peels, so only those are predicated.
@@ -56,27 +56,24 @@ TVM's pass returns); the remarks go to ``transform.collect_remarks()``
 scopes, to the entered ``PassContext`` (``ctx.remarks``) and, after
 ``codegen.build``, to ``Module.remarks``.
 
-The rules live in ``transform/vectorize/``: expression rules in
-vectorizer.py (``visit_add``, ``visit_mul``, ...), statement rules and
-scalarization in vectorize_stmt.py.
+The rules live in ``transform/vector/vectorizer/``: expression rules in
+expr_rules.py (``visit_add``, ``visit_mul``, ...), statement rules and
+scalarization in stmt_rules.py.
 """
 
 from __future__ import annotations
 
+from target import current_target
 from tir.function import IRModule, PrimFunc
 
-from .pass_base import PrimFuncPass, function_name, prim_func_pass
-from .pass_context import PassContext
-from .remarks import emit_remark
-from .target_scope import current_target
-from .vectorize import (
-    ASSUME_INDEPENDENT,
-    LoopVectorizer,
-    VectorizeError,
-    VectorizeRemark,
-    VectorizeSkipper,
-)
-from .vectorize.aliasing import shared_memory
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from .analysis.aliasing import shared_memory
+from .analysis.legality import ASSUME_INDEPENDENT
+from .remarks import VectorizeError, VectorizeRemark
+from .vectorize_skipper import VectorizeSkipper
+from .vectorizer.loops import LoopVectorizer
 
 #: The config key that lets any index widen (registered in config.py).
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"

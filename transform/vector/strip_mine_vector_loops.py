@@ -49,9 +49,9 @@ loop as written).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from target import Target, current_target, has_sve
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
@@ -67,12 +67,11 @@ from tir.functor import (
 from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, function_name, prim_func_pass
-from .pass_context import PassContext
-from .remarks import emit_remark
-from .target_scope import current_target, has_sve
-from .vectorize.loop_vectorizer import PREDICATE_TAIL, STRIP_MINED
-from .vectorize.remarks import NOT_VECTORIZED, VectorizeRemark
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from .remarks import NOT_VECTORIZED, VectorizeRemark
+from .vectorizer.loops import PREDICATE_TAIL, STRIP_MINED
 
 #: The loop annotation that sets the vector length (a positive power of two).
 VECTOR_LENGTH = "tir.vector_length"
@@ -311,28 +310,11 @@ def _is_const(e: PrimExpr, value: int) -> bool:
     return isinstance(e, IntImm) and e.value == value
 
 
-#: Target string -> bits of its widest vector register. Targets are codegen's to
-#: resolve ("llvm" is the host CPU, as LLVM sees it), and transform must not
-#: import codegen: codegen installs this when it is imported.
-_vector_width_of: Callable[[str], int] | None = None
-
-
-def set_vector_width_resolver(resolve: Callable[[str], int]) -> None:
-    """Install how a target string's widest vector register (in bits) is found."""
-    global _vector_width_of
-    _vector_width_of = resolve
-
-
 def register_bits(func: PrimFunc) -> int:
     """The widest vector register of the function's target, else of the entered
     ``codegen.Target``, else of the host."""
-    if _vector_width_of is None:
-        raise ValueError(
-            "StripMineVectorLoops needs a target's vector width: import codegen (it installs "
-            "the resolver) or call transform.strip_mine.set_vector_width_resolver"
-        )
     target = func.attrs.get("target", current_target())
-    return _vector_width_of("llvm" if target is None else str(target))
+    return Target("llvm" if target is None else str(target)).vector_width_bits
 
 
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:

@@ -18,9 +18,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from transform import target_scope
-
 from . import host_override
+from . import scope as target_scope
 
 _KINDS = ("llvm",)
 #: Options we understand; anything else is a ValueError (a typo must not be ignored).
@@ -149,7 +148,7 @@ class Target:
             return 128
         if self.options.get("mcpu", "native") != "native":
             # An explicit CPU brings features its name does not spell: ask LLVM.
-            from .llvm.subtarget import vector_width_bits
+            from .subtarget import vector_width_bits
 
             return vector_width_bits(self) or 128
         enabled = _enabled_features(self.features)
@@ -158,19 +157,38 @@ class Target:
         return 256 if "avx" in enabled else 128
 
     @property
+    def vector_registers(self) -> int:
+        """How many vector registers the ISA has: 16 on x86 without AVX-512, else 32."""
+        if self.arch in ("x86_64", "i386", "i686"):
+            return 32 if self.vector_width_bits >= 512 else 16
+        return 32  # AArch64 NEON and SVE both have 32
+
+    @property
+    def has_fma(self) -> bool:
+        """Whether the target has fused multiply-add (for ``-mcpu``, as LLVM's code shows)."""
+        features = self.features.split(",")
+        if "+fma" in features or "+neon" in features or self.arch == "aarch64":
+            return True
+        if self.options.get("mcpu", "native") != "native" and self.arch == "x86_64":
+            from .cpu_features import cpu_features
+
+            return bool(cpu_features(self.triple, self.mcpu, ",".join(self.mattr)).get("fma"))
+        return False
+
+    @property
     def has_sve(self) -> bool:
         """Whether scalable (SVE) vectors are available (``+sve``, ``+sve2``, ...)."""
         return any(f.startswith("sve") for f in _enabled_features(self.features))
 
     def known_cpus(self) -> tuple[str, ...]:
         """The CPU names LLVM knows for this target's triple (valid ``-mcpu`` values)."""
-        from .llvm.subtarget import known_cpus
+        from .subtarget import known_cpus
 
         return known_cpus(self.triple)
 
     def known_features(self) -> tuple[str, ...]:
         """The feature names LLVM knows for this target's triple (for ``-mattr=+name``)."""
-        from .llvm.subtarget import known_features
+        from .subtarget import known_features
 
         return known_features(self.triple)
 
@@ -179,6 +197,23 @@ class Target:
         """The ``-opt-level`` option, if given."""
         value = self.options.get("opt-level")
         return None if value is None else int(value)
+
+
+def has_sve(target: Any) -> bool:
+    """Whether a target (string or ``codegen.Target``) turns on SVE (``-mattr=+sve``,
+    ``+sve2``, ...): scalable vectors are then allowed, as in TVM's ``TargetHasVLA``."""
+    if target is None:
+        return False
+    mattr = getattr(target, "mattr", None)
+    features = mattr if mattr is not None else _mattr_of(str(target))
+    return any(f.startswith("+sve") for f in features)
+
+
+def _mattr_of(text: str) -> tuple[str, ...]:
+    for token in text.split():
+        if token.startswith("-mattr="):
+            return tuple(token[len("-mattr="):].split(","))
+    return ()
 
 
 def _parse(text: str) -> tuple[str, dict[str, str]]:

@@ -33,7 +33,7 @@ from tir import op
 from tir.expr import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, Ramp, Sub, Var
 from tir.functor import ExprVisitor
 
-from .lanes import lanes
+from ..vectorizer.lanes import lanes
 
 #: The bounds of a scalar int expression, or None when it is unbounded.
 Bounder = Callable[[PrimExpr], "tuple[int, int] | None"]

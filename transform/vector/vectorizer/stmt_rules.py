@@ -36,11 +36,11 @@ from tir.stmt import (
     While,
 )
 
-from .if_conversion import is_in_bounds
+from ..analysis.branch_safety import is_in_bounds
+from ..remarks import VectorizeError
+from ..tail import lane_guard, predicate_accesses, why_not_predicable
+from .expr_rules import ExprVectorizer, NeedScalarize
 from .lanes import ScalableLanes, chunk, lanes, lanes_arg
-from .predicate import lane_guard, predicate_accesses, why_not_predicable
-from .remarks import VectorizeError
-from .vectorizer import ExprVectorizer, NeedScalarize
 
 
 class Vectorizer(ExprVectorizer):
@@ -56,7 +56,7 @@ class Vectorizer(ExprVectorizer):
         #: Whether a guard on the var may become a lane mask (buffer-level predication).
         self.predicate = predicate
         #: A peeled tail loop (StripMineVectorLoops): its guard may leave in-bounds
-        #: uniform loads unmasked (predicate.py).
+        #: uniform loads unmasked (tail.py).
         self.tail = tail
         #: One note per guard that became a lane mask, in the order met.
         self.predicated: list[str] = []
@@ -184,7 +184,7 @@ class Vectorizer(ExprVectorizer):
 
     def visit_if_then_else(self, node: IfThenElse) -> Stmt:
         """An if with a uniform condition is kept; one that depends on the var scalarizes,
-        unless it is a tail guard its accesses can take as a lane mask (predicate.py)."""
+        unless it is a tail guard its accesses can take as a lane mask (tail.py)."""
         cond = self.visit_expr(node.condition)
         if self.widened(cond, node.condition):
             reason = f"if condition depends on {self.var.name}"

@@ -29,12 +29,12 @@ correct whether or not ``VectorizeLoop`` then vectorizes the loop. The rules:
   into a let (the branches' stores would change it otherwise).
 - A branch with a loop, while, allocation, assert, attribute statement, a
   call with side effects or a vector access is left as it is (analysis:
-  ``vectorize/if_conversion.py``); so is an ``if`` whose condition does not
+  ``analysis/branch_safety.py``); so is an ``if`` whose condition does not
   depend on the vectorized var, and the tail guard of a loop
-  ``StripMineVectorLoops`` peeled (``predicate.py`` makes it a lane mask; the
+  ``StripMineVectorLoops`` peeled (``tail.py`` makes it a lane mask; the
   ``if``s inside it are converted). Under config
   ``tir.enable_buffer_level_predication`` (unset: on for SVE targets) every
-  tail guard ``if base + j < limit`` (no else) is left to ``predicate.py``,
+  tail guard ``if base + j < limit`` (no else) is left to ``tail.py``,
   as TVM does.
 
 Every ``if`` met on a vectorized var gets an ``IfConversionRemark``
@@ -45,6 +45,7 @@ does ``tir.disable_vectorize``.
 
 from __future__ import annotations
 
+from target import current_target, has_sve
 from tir import op
 from tir.arith import Analyzer
 from tir.expr import LT, BufferLoad, PrimExpr, Select, Var
@@ -53,11 +54,10 @@ from tir.functor import StmtExprMutator, StmtMutator
 from tir.node import replace
 from tir.stmt import BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 
-from .pass_base import PrimFuncPass, function_name, prim_func_pass
-from .pass_context import PassContext
-from .remarks import emit_remark
-from .target_scope import current_target, has_sve
-from .vectorize.if_conversion import (
+from ..pass_base import PrimFuncPass, function_name, prim_func_pass
+from ..pass_context import PassContext
+from ..remarks import emit_remark
+from .analysis.branch_safety import (
     IfConversionRemark,
     condition_is_clobbered,
     depends_on,
@@ -66,7 +66,7 @@ from .vectorize.if_conversion import (
     same_location_stores,
     why_not_convertible,
 )
-from .vectorize.loop_vectorizer import PREDICATE_TAIL
+from .vectorizer.loops import PREDICATE_TAIL
 
 #: The config key that turns the pass on or off (registered in config.py).
 IF_CONVERSION = "tir.vectorize.if_conversion"
@@ -174,7 +174,7 @@ class _IfConverter(StmtMutator):
 
     def __init__(self, func_name: str, predicate: bool = False):
         self.func_name = func_name
-        #: Config tir.enable_buffer_level_predication: tail guards are predicate.py's.
+        #: Config tir.enable_buffer_level_predication: tail guards are tail.py's.
         self.predicate = predicate
         self.analyzer = Analyzer()
         self.loops: list[For] = []  # the enclosing vectorized loops, innermost last
@@ -215,7 +215,7 @@ class _IfConverter(StmtMutator):
         return result
 
     def _is_lane_guard(self, node: IfThenElse) -> bool:
-        """``if base + j < limit`` (no else), j the innermost vectorized var: predicate.py's."""
+        """``if base + j < limit`` (no else), j the innermost vectorized var: tail.py's."""
         cond, var = node.condition, self.loops[-1].loop_var
         if node.else_case is not None or not isinstance(cond, LT):
             return False
@@ -224,7 +224,7 @@ class _IfConverter(StmtMutator):
 
     def _keep(self, node: IfThenElse) -> Stmt:
         """An ``if`` that stays: its condition holds in its then-branch on every lane
-        (a tail guard's lanes are all masked by predicate.py, or all scalarized)."""
+        (a tail guard's lanes are all masked by tail.py, or all scalarized)."""
         with self.analyzer.constraint_scope(node.condition):
             then_case = self.visit_stmt(node.then_case)
         else_case = None if node.else_case is None else self.visit_stmt(node.else_case)

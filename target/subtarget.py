@@ -21,7 +21,7 @@ import functools
 import subprocess
 import sys
 
-from ..target import Target
+from .target import Target
 
 #: The child: LLVM's tables for ``argv[1]`` on stderr, then code for ``argv[2:4]``; on
 #: x86, it prints the widest vector register LLVM uses for a 512-bit add.

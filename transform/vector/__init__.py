@@ -1,0 +1,82 @@
+"""The vector stage: every pass that turns ``ForKind.VECTORIZED`` loops into vector code.
+
+The passes, in the order ``codegen.build``'s pipeline runs them, and why that order:
+
+1. ``VectorizeScans`` (vectorize_scans.py): ``B[i] = B[i - 1] OP f(i)`` becomes an
+   in-register scan. First, because the loop's own legality would keep it serial.
+2. ``VectorizeReductions`` (vectorize_reductions.py): ``acc[c] = acc[c] OP f(i)`` becomes
+   vector accumulators and one horizontal reduction; for the same reason, before the
+   tail is split off (it strip-mines the loop it rewrites itself).
+3. ``VersionSymbolicStrides`` (version_symbolic_strides.py): ``A[i * s]`` gets a
+   contiguous copy of the loop under ``s == 1``; before strip-mining, so each version
+   gets its own tail.
+4. ``StripMineVectorLoops`` (strip_mine_vector_loops.py): a loop of any extent becomes
+   register-wide vectors plus a guarded tail (the tail policy is in tail.py).
+5. ``IfConvertVectorLoops`` (if_convert_vector_loops.py): ``if`` on the vectorized var,
+   including the tail's guard, becomes predicated stores and masked loads; before
+   ``VectorizeLoop``, which would scalarize the ``if``.
+6. ``VectorizeLoop`` (vectorize_loop.py; ``VectorizeSkipper`` when vectorization is off):
+   the loop var becomes ``Ramp(min, 1, lanes)``, loads and stores become vector accesses.
+7. ``MergeInterleavedAccesses`` (merge_interleaved_accesses.py): strided vector accesses
+   that together cover memory become one wide access plus shuffles; after ``Simplify``
+   has folded the ramps ``VectorizeLoop`` left.
+
+Beside the passes:
+
+- ``analysis/``: the questions the passes ask before they rewrite, each in a module named
+  after it: ``legality`` (may the iterations run as lanes? with ``accesses``,
+  ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
+  become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``;
+- ``vectorizer/``: ``VectorizeLoop``'s rewrite: ``expr_rules`` (one ``visit_<node>`` per
+  expression kind), ``stmt_rules`` (statements, scalarization), ``loops`` (finding the
+  loops, extents, remarks), ``lanes`` (replicate, repeat, concatenate);
+- ``tail.py``: the tail policy (lane masks from tail guards); ``remarks.py``: the
+  per-loop remarks; ``reduction_ir.py``: IR pieces the reduction and scan rewrites share.
+"""
+
+from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from .if_convert_vector_loops import IfConvertVectorLoops
+from .merge_interleaved_accesses import MergeInterleavedAccesses
+from .remarks import (
+    NOT_VECTORIZED,
+    PARTIAL,
+    PREDICATED,
+    SCALARIZED,
+    VECTORIZED,
+    VectorizeError,
+    VectorizeRemark,
+)
+from .strip_mine_vector_loops import StripMineVectorLoops
+from .vectorize_loop import VectorizeLoop
+from .vectorize_reductions import VectorizeReductions
+from .vectorize_scans import VectorizeScans
+from .vectorize_skipper import VectorizeSkipper
+from .vectorizer.expr_rules import ExprVectorizer, NeedScalarize
+from .vectorizer.loops import LoopVectorizer
+from .vectorizer.stmt_rules import Vectorizer
+from .version_symbolic_strides import VersionSymbolicStrides
+
+__all__ = [
+    "ASSUME_INDEPENDENT",
+    "NOT_VECTORIZED",
+    "PARTIAL",
+    "PREDICATED",
+    "SCALARIZED",
+    "VECTORIZED",
+    "ExprVectorizer",
+    "IfConvertVectorLoops",
+    "Legality",
+    "LoopVectorizer",
+    "MergeInterleavedAccesses",
+    "NeedScalarize",
+    "StripMineVectorLoops",
+    "VectorizeError",
+    "VectorizeLoop",
+    "VectorizeReductions",
+    "VectorizeRemark",
+    "VectorizeScans",
+    "VectorizeSkipper",
+    "Vectorizer",
+    "VersionSymbolicStrides",
+    "analyze_loop",
+]

@@ -9,9 +9,9 @@ import transform
 from tir import ir_builder
 from tir.structural import assert_structural_equal
 from transform.vector.analysis.reductions import find_reductions, find_search, identity
-from transform.vector.strip_mine_vector_loops import VECTOR_LENGTH
+from transform.vector.tail import STRIP_MINED
+from transform.vector.vector_length import VECTOR_LENGTH
 from transform.vector.vectorize_reductions import NOT_A_REDUCTION, ORDERED
-from transform.vector.vectorizer.loops import STRIP_MINED
 
 BITS = codegen.Target("llvm").vector_width_bits
 VL = BITS // 32  # float32 / int32 lanes per register on this host

@@ -17,12 +17,8 @@ from codegen.interpreter import build_interpreter
 from tir import ir_builder
 from tir.expr import Broadcast, BufferLoad, Call, Ramp
 from tir.stmt import BufferStore, For, ForKind, IfThenElse
-from transform.vector.strip_mine_vector_loops import (
-    is_scalable_extent,
-    scalable_vector_length,
-    vla_loop,
-)
-from transform.vector.vectorizer.loops import PREDICATE_TAIL, STRIP_MINED
+from transform.vector.tail import PREDICATE_TAIL, STRIP_MINED, vla_loop
+from transform.vector.vector_length import is_scalable_extent, scalable_vector_length
 
 SVE = "llvm -mtriple=aarch64-linux-gnu -mattr=+sve"
 X86 = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"

@@ -48,7 +48,7 @@ from __future__ import annotations
 from target import current_target, has_sve
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import LT, BufferLoad, PrimExpr, Select, Var
+from tir.expr import BufferLoad, PrimExpr, Select, Var
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtExprMutator, StmtMutator
 from tir.node import replace
@@ -66,7 +66,7 @@ from .analysis.branch_safety import (
     same_location_stores,
     why_not_convertible,
 )
-from .vectorizer.loops import PREDICATE_TAIL
+from .tail import PREDICATE_TAIL, is_tail_guard
 
 #: The config key that turns the pass on or off (registered in config.py).
 IF_CONVERSION = "tir.vectorize.if_conversion"
@@ -215,12 +215,8 @@ class _IfConverter(StmtMutator):
         return result
 
     def _is_lane_guard(self, node: IfThenElse) -> bool:
-        """``if base + j < limit`` (no else), j the innermost vectorized var: tail.py's."""
-        cond, var = node.condition, self.loops[-1].loop_var
-        if node.else_case is not None or not isinstance(cond, LT):
-            return False
-        base = self.analyzer.simplify(op.sub(cond.a, var))
-        return not depends_on(base, self.dependent) and not depends_on(cond.b, self.dependent)
+        return is_tail_guard(node, self.loops[-1].loop_var, self.analyzer,
+                             lambda e: depends_on(e, self.dependent))
 
     def _keep(self, node: IfThenElse) -> Stmt:
         """An ``if`` that stays: its condition holds in its then-branch on every lane

@@ -29,11 +29,10 @@ left alone. A vectorized loop with vectorized loops inside is left to
 fits ``MAX_VECTORS`` registers; a bigger (or symbolic) nest keeps its outer
 loop serial and strip-mines the loops inside (its remark says so).
 
-``VL`` is the target's widest vector register (function attr ``"target"``,
-else the host) over the widest element the loop body loads or stores
-(float32 with AVX-512: 16; with AVX2: 8). The loop annotation
-``"tir.vector_length": VL`` (a positive power of two) chooses it instead, and
-then any extent other than ``VL`` is strip-mined.
+``VL`` comes from vector_length.py: the ``tir.vector_length`` annotation, else the
+target's widest register over the widest element (float32 with AVX-512: 16; AVX2: 8);
+with the annotation, any extent other than ``VL`` is strip-mined. How the tail runs
+(the peeled guarded vector, its marker, the VLA loop) is tail.py's.
 
 On an SVE target (``-mattr=+sve``) a loop to strip-mine becomes instead
 seed 000's vector-length-agnostic loop (``vla_loop``): vectors of
@@ -49,38 +48,35 @@ loop as written).
 
 from __future__ import annotations
 
-from typing import Any
-
-from target import Target, current_target, has_sve
-from tir import dtype as dt
+from target import current_target, has_sve
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, Cast, IntImm, PrimExpr, Var, scalable_factor
+from tir.expr import IntImm, PrimExpr, Var, scalable_factor
 from tir.function import IRModule, PrimFunc
 from tir.functor import (
     StmtMutator,
     StmtVisitor,
-    copy_with_fresh_binders,
     post_order_visit,
     substitute,
 )
 from tir.node import replace
-from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
+from tir.stmt import For, ForKind, SeqStmt, Stmt
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
 from .remarks import NOT_VECTORIZED, VectorizeRemark
-from .vectorizer.loops import PREDICATE_TAIL, STRIP_MINED
-
-#: The loop annotation that sets the vector length (a positive power of two).
-VECTOR_LENGTH = "tir.vector_length"
+from .tail import STRIP_MINED, peeled_tail, vla_loop
+from .vector_length import (
+    VECTOR_LENGTH,
+    is_scalable_extent,
+    register_bits,
+    scalable_vector_length,
+    vector_length,
+)
 
 #: Constant extents up to this many vectors (and multiples of VL) stay one vector.
 MAX_VECTORS = 4
-
-#: SVE vector registers are ``vscale`` times this many bits.
-SVE_GRANULE_BITS = 128
 
 
 class _StripMiner(StmtMutator):
@@ -162,115 +158,9 @@ class _StripMiner(StmtMutator):
                          substitute(loop.body, {var: index}), {**keep, STRIP_MINED: note})
             parts.append(For(outer, op.const(0, dtype), full, ForKind.SERIAL, vector))
         if not (isinstance(count, IntImm) and count.value % vl == 0):
-            parts.append(self._tail(loop, vl, full, count, keep, note))
+            parts.append(peeled_tail(loop, vl, full, count, keep, note))
         return parts[0] if len(parts) == 1 else SeqStmt(parts)
 
-    def _tail(self, loop: For, vl: int, full: PrimExpr, count: PrimExpr, keep: dict,
-              note: str) -> Stmt:
-        """``for v in vectorized(vl): if start + v < min + count: body(start + v)``."""
-        var, dtype = loop.loop_var, loop.loop_var.dtype
-        inner = Var(var.name, dtype)
-        # The guard and the accesses share the base ``start``: predication needs them equal.
-        start = op.add(loop.min, op.mul(full, op.const(vl, dtype)))
-        index = op.add(start, inner)
-        guard = op.less(index, op.add(loop.min, count))
-        # A second copy of the body: its binders are fresh, no var is bound twice.
-        body = IfThenElse(guard, copy_with_fresh_binders(loop.body, {var: index}))
-        annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
-        return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
-                   annotations)
-
-
-def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
-    """SVE's VL for ``loop``: ``vscale() * (128 // bits)`` for the widest element its body
-    loads or stores (float32: ``vscale() * 4``, one register whatever its length), and
-    the note for the remark; None where the loop keeps fixed vectors: a
-    ``tir.vector_length`` annotation (the user chose), or vector elements."""
-    if VECTOR_LENGTH in (loop.annotations or {}):
-        return None
-    bits, name = _widest_element(loop.body)
-    if bits > SVE_GRANULE_BITS or dt.DataType(name).is_vector:
-        return None  # vector elements cannot widen into scalable vectors
-    k = SVE_GRANULE_BITS // bits
-    return op.mul(op.vscale(), op.const(k, "int32")), f"SVE registers of vscale x 128 bits / {name}"
-
-
-def is_scalable_extent(extent: PrimExpr) -> bool:
-    """Whether ``extent`` is ``k * vscale()`` (a loop over one scalable vector)."""
-    if isinstance(extent, Cast):  # Cast("int64", vscale() * k) for an int64 loop var
-        extent = extent.value
-    return not isinstance(extent, IntImm) and scalable_factor(extent) is not None
-
-
-def vla_loop(loop: For, vl: PrimExpr, note: str, lane: Var | None = None) -> Stmt:
-    """``loop`` as seed 000's vector-length-agnostic loop: every vector predicated::
-
-        for i_outer in range(ceildiv(n, VL)):
-            for i in vectorized(VL):                 # VL = vscale() * k
-                if i_outer * VL + i < n:             # -> get_active_lane_mask
-                    body(min + i_outer * VL + i)
-
-    One loop for any vector length and any ``n``: no tail loop, no fixed width.
-    ``lane``, if given, is the var of the inner loop (``loop.body`` may use it).
-    """
-    var, dtype = loop.loop_var, loop.loop_var.dtype
-    width = vl if dtype == vl.dtype else op.cast(dtype, vl)
-    count = loop.extent
-    if not Analyzer().can_prove(op.greater_equal(count, op.const(0, dtype))):
-        count = op.max(count, op.const(0, dtype))  # a negative extent runs no iteration
-    outer = Var(f"{var.name}_outer", dtype)
-    inner = Var(var.name, dtype) if lane is None else lane
-    done = op.add(op.mul(outer, width), inner)
-    guard = op.less(done, count)
-    body = IfThenElse(guard, substitute(loop.body, {var: op.add(loop.min, done)}))
-    keep = {k: v for k, v in (loop.annotations or {}).items() if k != VECTOR_LENGTH}
-    vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED, body,
-                 {**keep, STRIP_MINED: note, PREDICATE_TAIL: True})
-    # ceildiv without the overflow of n + VL - 1; (0 - 1) // VL + 1 = 0
-    steps = op.add(op.floordiv(op.sub(count, op.const(1, dtype)), width), op.const(1, dtype))
-    return For(outer, op.const(0, dtype), steps, ForKind.SERIAL, vector)
-
-
-def vector_length(loop: For, register_bits: int, func_name: str = "main") -> tuple[int, str]:
-    """VL for ``loop`` and where it comes from: its ``tir.vector_length`` annotation
-    (``"tir.vector_length"``), else ``register_bits`` over the widest element its body
-    loads or stores (``"512-bit registers / float32"``). ``VectorizeReductions`` sizes
-    its accumulators by the same rule.
-
-    Raises:
-        ValueError: an annotation that is not a positive power of two.
-    """
-    given = (loop.annotations or {}).get(VECTOR_LENGTH)
-    if given is not None:
-        return _checked_vector_length(given, loop, func_name), VECTOR_LENGTH
-    bits, name = _widest_element(loop.body)
-    return max(1, register_bits // bits), f"{register_bits}-bit registers / {name}"
-
-
-def _checked_vector_length(value: Any, loop: For, func_name: str) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
-    if not (ok and value & (value - 1) == 0):
-        raise ValueError(
-            f"{func_name}: loop {loop.loop_var.name}: annotation {VECTOR_LENGTH} must be a "
-            f"positive power of two (such as 8 or 16), got {value!r}"
-        )
-    return value
-
-
-def _widest_element(body: Stmt) -> tuple[int, str]:
-    """Bits and name of the widest element ``body`` loads or stores (float32 if none)."""
-    found: list[dt.DataType] = []
-
-    def visit(node: Any) -> None:
-        if isinstance(node, BufferLoad):
-            found.append(dt.DataType(node.dtype))
-        elif isinstance(node, BufferStore):
-            found.append(dt.DataType(node.value.dtype))
-
-    post_order_visit(body, visit)
-    # A bool is stored as a byte; a vector element takes all its lanes' bits.
-    widest = max(found or [dt.DataType("float32")], key=lambda e: max(8, e.bits) * e.lanes)
-    return max(8, widest.bits) * widest.lanes, str(widest)
 
 
 def _has_vectorized_loop(body: Stmt) -> bool:
@@ -310,13 +200,6 @@ def _is_const(e: PrimExpr, value: int) -> bool:
     return isinstance(e, IntImm) and e.value == value
 
 
-def register_bits(func: PrimFunc) -> int:
-    """The widest vector register of the function's target, else of the entered
-    ``codegen.Target``, else of the host."""
-    target = func.attrs.get("target", current_target())
-    return Target("llvm" if target is None else str(target)).vector_width_bits
-
-
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:
     """``func`` with its vectorized loops strip-mined (see the module docstring)."""
     sve = has_sve(func.attrs.get("target", current_target()))
@@ -340,15 +223,4 @@ def StripMineVectorLoops() -> PrimFuncPass:
     return prim_func_pass(transform_function, opt_level=0, name="tir.StripMineVectorLoops")
 
 
-__all__ = [
-    "MAX_VECTORS",
-    "SVE_GRANULE_BITS",
-    "VECTOR_LENGTH",
-    "StripMineVectorLoops",
-    "is_scalable_extent",
-    "register_bits",
-    "scalable_vector_length",
-    "strip_mine_function",
-    "vector_length",
-    "vla_loop",
-]
+__all__ = ["MAX_VECTORS", "StripMineVectorLoops", "strip_mine_function"]

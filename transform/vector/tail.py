@@ -1,4 +1,14 @@
-"""Buffer-level predication: a tail guard becomes a lane mask on the accesses it guards.
+"""The tail policy: how a vectorized loop's last, partial vector runs, in one place.
+
+- ``StripMineVectorLoops`` peels it: ``peeled_tail`` builds the guarded last vector
+  (``if base + v < limit``), marked ``PREDICATE_TAIL``; on SVE ``vla_loop`` makes
+  every vector such a guarded one (seed 000's vector-length-agnostic loop). Both
+  mark their loops ``STRIP_MINED`` with the note their remarks start with.
+- ``is_tail_guard`` recognizes such a guard before vectorization
+  (``IfConvertVectorLoops`` leaves it to predication); ``lane_guard`` after it.
+- Predication, below: the guard becomes a lane mask on the accesses it guards.
+
+Buffer-level predication.
 
 With config ``tir.enable_buffer_level_predication`` (TVM's
 ``TryPredicateBufferAccesses``), an ``if`` without ``else`` whose condition
@@ -27,6 +37,7 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.arith import Analyzer
 from tir.expr import (
     LT,
     Broadcast,
@@ -40,15 +51,94 @@ from tir.expr import (
     PrimExpr,
     Ramp,
     Select,
+    Var,
 )
-from tir.functor import StmtExprMutator, post_order_visit
+from tir.functor import StmtExprMutator, copy_with_fresh_binders, post_order_visit, substitute
 from tir.node import replace
-from tir.stmt import BufferStore, IfThenElse, Stmt
+from tir.stmt import BufferStore, For, ForKind, IfThenElse, Stmt
 from tir.structural import structural_equal
 
+from .vector_length import VECTOR_LENGTH
 from .vectorizer.lanes import ScalableLanes, lanes, lanes_arg, with_lanes
 
 _INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
+
+#: The annotation the strip-mined loops carry: the note their remarks start with
+#: (``strip-mined by 16 (the target's 512-bit registers / float32)``).
+STRIP_MINED = "tir.vectorize.strip_mined"
+#: The annotation on a peeled tail loop: predicate its guard, as config
+#: ``tir.enable_buffer_level_predication`` does for every loop.
+PREDICATE_TAIL = "tir.vectorize.predicate_tail"
+
+
+# ---------------------------------------------------------------- peeling the tail
+
+
+def peeled_tail(loop: For, vl: int, full: PrimExpr, count: PrimExpr, keep: dict,
+                note: str) -> Stmt:
+    """The last, partial vector of a strip-mined ``loop`` (``full`` vectors of ``vl`` done,
+    ``count`` the loop's extent, at least 0)::
+
+        for v in vectorized(vl):
+            if min + full * vl + v < min + count:        # the tail guard
+                body(min + full * vl + v)
+
+    Marked ``PREDICATE_TAIL``: ``VectorizeLoop`` makes its guard a lane mask."""
+    var, dtype = loop.loop_var, loop.loop_var.dtype
+    inner = Var(var.name, dtype)
+    # The guard and the accesses share the base ``start``: predication needs them equal.
+    start = op.add(loop.min, op.mul(full, op.const(vl, dtype)))
+    index = op.add(start, inner)
+    guard = op.less(index, op.add(loop.min, count))
+    # A second copy of the body: its binders are fresh, no var is bound twice.
+    body = IfThenElse(guard, copy_with_fresh_binders(loop.body, {var: index}))
+    annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
+    return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
+               annotations)
+
+
+def vla_loop(loop: For, vl: PrimExpr, note: str, lane: Var | None = None) -> Stmt:
+    """``loop`` as seed 000's vector-length-agnostic loop: every vector predicated::
+
+        for i_outer in range(ceildiv(n, VL)):
+            for i in vectorized(VL):                 # VL = vscale() * k
+                if i_outer * VL + i < n:             # -> get_active_lane_mask
+                    body(min + i_outer * VL + i)
+
+    One loop for any vector length and any ``n``: no tail loop, no fixed width.
+    ``lane``, if given, is the var of the inner loop (``loop.body`` may use it).
+    """
+    var, dtype = loop.loop_var, loop.loop_var.dtype
+    width = vl if dtype == vl.dtype else op.cast(dtype, vl)
+    count = loop.extent
+    if not Analyzer().can_prove(op.greater_equal(count, op.const(0, dtype))):
+        count = op.max(count, op.const(0, dtype))  # a negative extent runs no iteration
+    outer = Var(f"{var.name}_outer", dtype)
+    inner = Var(var.name, dtype) if lane is None else lane
+    done = op.add(op.mul(outer, width), inner)
+    guard = op.less(done, count)
+    body = IfThenElse(guard, substitute(loop.body, {var: op.add(loop.min, done)}))
+    keep = {k: v for k, v in (loop.annotations or {}).items() if k != VECTOR_LENGTH}
+    vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED, body,
+                 {**keep, STRIP_MINED: note, PREDICATE_TAIL: True})
+    # ceildiv without the overflow of n + VL - 1; (0 - 1) // VL + 1 = 0
+    steps = op.add(op.floordiv(op.sub(count, op.const(1, dtype)), width), op.const(1, dtype))
+    return For(outer, op.const(0, dtype), steps, ForKind.SERIAL, vector)
+
+
+def is_tail_guard(node: IfThenElse, var: Var, analyzer: Analyzer,
+                  varies: Callable[[PrimExpr], bool]) -> bool:
+    """Whether ``node`` is ``if base + var < limit`` (no else) before vectorization, ``var``
+    the innermost vectorized loop's var and ``varies`` true of what changes across its
+    iterations otherwise: a guard predication turns into a lane mask."""
+    cond = node.condition
+    if node.else_case is not None or not isinstance(cond, LT):
+        return False
+    base = analyzer.simplify(op.sub(cond.a, var))
+    return not varies(base) and not varies(cond.b)
+
+
+# ---------------------------------------------------------------- predication
 
 
 @attrs.frozen

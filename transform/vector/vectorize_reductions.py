@@ -115,15 +115,14 @@ from .reduction_ir import (
     tree,
 )
 from .remarks import VECTORIZED
-from .strip_mine_vector_loops import (
+from .tail import STRIP_MINED, vla_loop
+from .vector_length import (
     VECTOR_LENGTH,
     is_scalable_extent,
     register_bits,
     scalable_vector_length,
     vector_length,
-    vla_loop,
 )
-from .vectorizer.loops import STRIP_MINED
 
 #: The outcome of a remark on a statement that looks like a reduction but is not one.
 NOT_A_REDUCTION = "not a reduction"

@@ -48,9 +48,9 @@ from .analysis.reductions import ReductionRemark
 from .analysis.scans import Scan, find_scan
 from .reduction_ir import allocate, local_buffer, serial_loop
 from .remarks import VECTORIZED
-from .strip_mine_vector_loops import is_scalable_extent, register_bits, vector_length
+from .tail import STRIP_MINED
+from .vector_length import is_scalable_extent, register_bits, vector_length
 from .vectorize_reductions import ORDERED
-from .vectorizer.loops import STRIP_MINED
 
 #: The outcome of a remark on a scan left serial.
 NOT_A_SCAN = "not vectorized as a scan"

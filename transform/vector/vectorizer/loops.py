@@ -29,16 +29,9 @@ from ..remarks import (
     VectorizeError,
     VectorizeRemark,
 )
-from ..tail import scalar_predicates_to_branches
+from ..tail import PREDICATE_TAIL, STRIP_MINED, scalar_predicates_to_branches
 from .lanes import MixedLanesError, ScalableLanes
 from .stmt_rules import Vectorizer
-
-#: The annotation ``StripMineVectorLoops`` puts on the loops it makes: the note their
-#: remarks start with (``strip-mined by 16 (the target's 512-bit registers / float32)``).
-STRIP_MINED = "tir.vectorize.strip_mined"
-#: The annotation on a peeled tail loop: predicate its guard, as config
-#: ``tir.enable_buffer_level_predication`` does for every loop.
-PREDICATE_TAIL = "tir.vectorize.predicate_tail"
 
 
 class LoopVectorizer(StmtMutator):
@@ -204,4 +197,4 @@ def _scalable_reason(extent: Any, target: Any) -> str:
     return f"{failed}: a scalable extent must be k * vscale() with a constant k >= 1"
 
 
-__all__ = ["PREDICATE_TAIL", "STRIP_MINED", "LoopVectorizer"]
+__all__ = ["LoopVectorizer"]

@@ -1,0 +1,108 @@
+"""How many lanes a vectorized loop gets: its annotation, else the target's registers.
+
+``VL`` is the target's widest vector register (function attr ``"target"``, else
+the entered ``Target``, else the host) over the widest element the loop body
+loads or stores (float32 with AVX-512: 16; with AVX2: 8). The loop annotation
+``"tir.vector_length": VL`` (a positive power of two) chooses it instead. On
+SVE, ``VL = vscale() * (128 // bits)``. Strip-mining, the reduction and the
+scan rewrites all size their vectors by these rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from target import Target, current_target
+from tir import dtype as dt
+from tir import op
+from tir.expr import BufferLoad, Cast, IntImm, PrimExpr, scalable_factor
+from tir.function import PrimFunc
+from tir.functor import post_order_visit
+from tir.stmt import BufferStore, For, Stmt
+
+#: The loop annotation that sets the vector length (a positive power of two).
+VECTOR_LENGTH = "tir.vector_length"
+
+#: SVE vector registers are ``vscale`` times this many bits.
+SVE_GRANULE_BITS = 128
+
+
+def register_bits(func: PrimFunc) -> int:
+    """The widest vector register of the function's target, else of the entered
+    ``codegen.Target``, else of the host."""
+    target = func.attrs.get("target", current_target())
+    return Target("llvm" if target is None else str(target)).vector_width_bits
+
+
+def vector_length(loop: For, register_bits: int, func_name: str = "main") -> tuple[int, str]:
+    """VL for ``loop`` and where it comes from: its ``tir.vector_length`` annotation
+    (``"tir.vector_length"``), else ``register_bits`` over the widest element its body
+    loads or stores (``"512-bit registers / float32"``). ``VectorizeReductions`` sizes
+    its accumulators by the same rule.
+
+    Raises:
+        ValueError: an annotation that is not a positive power of two.
+    """
+    given = (loop.annotations or {}).get(VECTOR_LENGTH)
+    if given is not None:
+        return _checked_vector_length(given, loop, func_name), VECTOR_LENGTH
+    bits, name = _widest_element(loop.body)
+    return max(1, register_bits // bits), f"{register_bits}-bit registers / {name}"
+
+
+def _checked_vector_length(value: Any, loop: For, func_name: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+    if not (ok and value & (value - 1) == 0):
+        raise ValueError(
+            f"{func_name}: loop {loop.loop_var.name}: annotation {VECTOR_LENGTH} must be a "
+            f"positive power of two (such as 8 or 16), got {value!r}"
+        )
+    return value
+
+
+def _widest_element(body: Stmt) -> tuple[int, str]:
+    """Bits and name of the widest element ``body`` loads or stores (float32 if none)."""
+    found: list[dt.DataType] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, BufferLoad):
+            found.append(dt.DataType(node.dtype))
+        elif isinstance(node, BufferStore):
+            found.append(dt.DataType(node.value.dtype))
+
+    post_order_visit(body, visit)
+    # A bool is stored as a byte; a vector element takes all its lanes' bits.
+    widest = max(found or [dt.DataType("float32")], key=lambda e: max(8, e.bits) * e.lanes)
+    return max(8, widest.bits) * widest.lanes, str(widest)
+
+
+def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
+    """SVE's VL for ``loop``: ``vscale() * (128 // bits)`` for the widest element its body
+    loads or stores (float32: ``vscale() * 4``, one register whatever its length), and
+    the note for the remark; None where the loop keeps fixed vectors: a
+    ``tir.vector_length`` annotation (the user chose), or vector elements."""
+    if VECTOR_LENGTH in (loop.annotations or {}):
+        return None
+    bits, name = _widest_element(loop.body)
+    if bits > SVE_GRANULE_BITS or dt.DataType(name).is_vector:
+        return None  # vector elements cannot widen into scalable vectors
+    k = SVE_GRANULE_BITS // bits
+    return op.mul(op.vscale(), op.const(k, "int32")), f"SVE registers of vscale x 128 bits / {name}"
+
+
+def is_scalable_extent(extent: PrimExpr) -> bool:
+    """Whether ``extent`` is ``k * vscale()`` (a loop over one scalable vector)."""
+    if isinstance(extent, Cast):  # Cast("int64", vscale() * k) for an int64 loop var
+        extent = extent.value
+    return not isinstance(extent, IntImm) and scalable_factor(extent) is not None
+
+
+
+__all__ = [
+    "SVE_GRANULE_BITS",
+    "VECTOR_LENGTH",
+    "is_scalable_extent",
+    "register_bits",
+    "scalable_vector_length",
+    "vector_length",
+]

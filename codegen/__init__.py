@@ -8,7 +8,7 @@
   at ``O3`` and JIT-compiles it into a ``Module``; ``lower`` stops after the
   passes. Config keys: ``codegen.llvm.fast_math``, ``codegen.llvm.opt_level``,
   ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads, or
-  ``n`` inside ``with codegen.num_threads(n):`` (codegen/parallel.py).
+  ``n`` inside ``with codegen.num_threads(n):`` (codegen/runtime/parallel.py).
 - ``build_for_tuning(mod, target)``: ``build`` under ``TUNING_BUILD_CONFIG``
   (no bounds checks), for a tuner timing candidates it checks itself.
 - ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
@@ -35,15 +35,15 @@ from target.target import Target
 
 def load_module(path: str):
     """Load a library written by ``Module.export_library`` (same calling interface)."""
-    from .module import load_module as _load
+    from .runtime.module import load_module as _load
 
     return _load(path)
 
 
 def num_threads(n: int):
     """A context manager: parallel loops of calls made inside it, on this thread, use
-    ``n`` threads (codegen/parallel.py)."""
-    from .parallel import use_threads
+    ``n`` threads (codegen/runtime/parallel.py)."""
+    from .runtime.parallel import use_threads
 
     return use_threads(n)
 
@@ -58,7 +58,7 @@ def emulate(mod, sve_vector_length=None, **options):
 def __getattr__(name: str):
     # Module and PackedFunction need NumPy/ctypes only; import them on first use.
     if name in ("Module", "PackedFunction"):
-        from . import module
+        from .runtime import module
 
         return getattr(module, name)
     raise AttributeError(f"module 'codegen' has no attribute {name!r}")

@@ -27,7 +27,7 @@ from tir.structural import structural_digest, structural_equal
 from tir.verify import verify_well_formed
 from transform import PassContext
 
-from . import disk_cache
+from .runtime import disk_cache
 
 #: The target string that selects the reference interpreter backend.
 INTERPRETER = "interp"
@@ -44,15 +44,11 @@ TUNING_BUILD_CONFIG: Mapping[str, Any] = types.MappingProxyType(
 def default_pipeline() -> list:
     """The passes ``build`` runs before code generation, in order."""
     return [
-        # Scheduled stages (tir.Block) -> plain loops; functions without blocks pass untouched.
-        # A reduction's init -> `if k == 0: init` before the update.
-        transform.LowerInitBlock(),
-        # Buffers a block allocates -> allocated at the lowest loop/block holding all uses.
-        transform.PlanAndUpdateBufferAllocationLocation(),
-        # ... and shrunk to the tile those uses touch there (indices rebased).
-        transform.CompactBufferAllocation(),
-        # Blocks -> their bodies (iter vars substituted, predicate as `if likely(...)`, Allocate).
-        transform.LowerOpaqueBlock(likely_predicate=True),
+        # Scheduled stages (tir.Block) -> plain loops; functions without blocks pass untouched
+        # (transform/lower_blocks/: a reduction's init -> `if k == 0: init`; buffers a block
+        # allocates -> placed at the lowest loop holding their uses and shrunk to the tile
+        # used there; blocks -> their bodies, the predicate as `if likely(...)`).
+        *transform.lower_blocks.lower_blocks_passes(likely_predicate=True),
         # An access out of bounds whenever the function runs -> ValueError naming it
         # (tir.instrument_bound_checkers; before Simplify: the index as the user wrote it).
         transform.RejectOutOfBoundsAccesses(),
@@ -131,7 +127,7 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     # everywhere. Checked before the cache, whose structural match would not notice.
     verify_well_formed(mod)
     if isinstance(target, str) and target.strip() == INTERPRETER:
-        from .interpreter import build_interpreter
+        from .interp.backend import build_interpreter
 
         lowered, remarks = _lower_with_remarks(mod, "llvm")
         result = build_interpreter(lowered)
@@ -208,7 +204,7 @@ def _disk_slot(mod: IRModule, target: Target, ctx: PassContext) -> tuple | None:
 def _load_from_disk(disk: tuple | None, target: Target) -> Any:
     if disk is None:
         return None
-    from . import cached_module
+    from .runtime import cached_module
 
     return cached_module.load(*disk, target)
 
@@ -235,9 +231,10 @@ def _as_module(mod: Any) -> IRModule:
 def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
              disk: tuple | None) -> Any:
     """LLVM IR, optimized, then machine code: JIT, or through the disk cache ``disk``."""
-    from . import metadata
-    from .llvm import CodeGenLLVM, machine
-    from .module import jit_module
+    from . import machine
+    from .llvm import CodeGenLLVM
+    from .runtime import metadata
+    from .runtime.module import jit_module
 
     with ctx.phase("codegen.tir_to_llvm"):  # instruments time these like passes
         cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
@@ -261,7 +258,7 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
         machine.optimize(llvm_module, target, opt_level)
     with ctx.phase("llvm.codegen"):
         if disk is not None:
-            from . import cached_module
+            from .runtime import cached_module
 
             stored = cached_module.store(*disk, target, dict(mod.items()), symbols, cg.messages,
                                          llvm_module, remarks)

@@ -10,7 +10,7 @@ With the variable set, the host resolves to the named CPU instead::
 Everything that asks the host -- ``Target("llvm").mcpu``, ``.features``,
 ``.vector_width_bits``, the code the JIT runs, the disk cache key -- then
 sees that CPU, with the vector-ISA features LLVM gives it (see
-``llvm/cpu_features.py``) and any ``-mattr`` added. The code runs natively,
+``cpu_features.py``) and any ``-mattr`` added. The code runs natively,
 so the CPU must be one this machine can run: a feature it needs that the
 machine lacks (AVX-512 on an AVX2 machine) is a ValueError, raised by the
 first use of the host target. The variable is read once per process.

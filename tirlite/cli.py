@@ -262,7 +262,7 @@ def _describe(err: BaseException) -> str:
 def _emitted(lib: Any, fmt: str) -> str | bytes:
     if fmt != "obj":
         return lib.get_source(fmt)
-    from codegen.llvm import machine
+    from codegen import machine
 
     return machine.target_machine(lib.machine_target).emit_object(
         machine.parse(lib.get_source("ll")))

@@ -1,4 +1,6 @@
-"""Parts of the reference interpreter: runtime values, intrinsics, memory, the machine.
+"""The reference interpreter backend: lowered TIR run on NumPy values, for differential tests.
 
-The public entry point is ``codegen.interpreter.build_interpreter``.
+``backend.build_interpreter`` makes a module callable like a compiled one (the same
+argument checks); ``machine`` executes statements, ``values``, ``memory`` and
+``intrinsics`` model vectors, buffers and calls as the compiled code computes them.
 """

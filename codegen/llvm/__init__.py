@@ -1,5 +1,5 @@
-"""The LLVM backend: TIR to ``llvmlite.ir``, target machines and optimization."""
+"""The LLVM emitter: TIR to ``llvmlite.ir`` (target machines, optimization: codegen/machine.py)."""
 
-from .codegen_llvm import CodeGenLLVM, symbol_name
+from .codegen_llvm import CodeGenLLVM
 
-__all__ = ["CodeGenLLVM", "symbol_name"]
+__all__ = ["CodeGenLLVM"]

@@ -5,7 +5,7 @@ by kind (expr.py, intrinsics.py, memory.py, gather.py, stmt.py, parallel.py). Th
 holds the function-level machinery: the calling convention, variable
 bindings, the entry block for ``alloca``s, and error codes.
 
-Calling convention of a generated function (see codegen/args.py)::
+Calling convention of a generated function (see codegen/runtime/args.py)::
 
     i32 @tirlite_<name>(params..., hidden shape vars...)
 
@@ -18,7 +18,6 @@ number (from 1) of the failed ``AssertStmt`` message, or ``OUT_OF_MEMORY``.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 
 from llvmlite import ir
@@ -29,16 +28,9 @@ from tir.expr import Call
 from tir.function import PrimFunc
 from tir.functor import StmtExprVisitor, deep_recursion, post_order_visit
 
-from ..args import hidden_vars_of
-from . import machine
-from .expr import ExprCodegen
-from .gather import GatherCodegen
-from .intrinsics import IntrinsicCodegen
-from .memory import MemoryCodegen
-from .parallel import LAUNCHER_SYMBOL, ParallelCodegen
-from .planned_access import PlannedAccessCodegen
-from .stmt import StmtCodegen
-from .types import (
+from .. import machine
+from ..abi import hidden_vars_of, native_param_type, symbol_name
+from ..ir_types import (
     I8,
     I32,
     MAX_VSCALE,
@@ -49,23 +41,13 @@ from .types import (
     int_constant,
     ir_type,
 )
-
-#: Symbol prefix of generated entry functions.
-SYMBOL_PREFIX = "tirlite_"
-
-
-def symbol_name(name: str) -> str:
-    """The native symbol of the function ``name`` (a C identifier)."""
-    return SYMBOL_PREFIX + re.sub(r"\W", "_", name)
-
-
-def native_param_type(dtype: str) -> ir.Type:
-    """How a scalar param of ``dtype`` is passed: bool as i8, float16 as i16 bits."""
-    if dtype == "bool":
-        return I8
-    if dtype == "float16":
-        return ir.IntType(16)
-    return ir_type(dtype)
+from .expr import ExprCodegen
+from .gather import GatherCodegen
+from .intrinsics import IntrinsicCodegen
+from .memory import MemoryCodegen
+from .parallel import ParallelCodegen
+from .planned_access import PlannedAccessCodegen
+from .stmt import StmtCodegen
 
 
 def _check_no_scalable_vectors(name: str, func: PrimFunc, target: Target) -> None:
@@ -278,4 +260,4 @@ class CodeGenLLVM(
         raise ValueError(f"codegen: {type(node).__name__} is not supported by the LLVM backend")
 
 
-__all__ = ["LAUNCHER_SYMBOL", "CodeGenLLVM", "native_param_type", "symbol_name"]
+__all__ = ["CodeGenLLVM"]

@@ -17,8 +17,8 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
 
+from ..ir_types import I32, ScalableVectorType, Splat, int_constant, ir_type, undef, zeros
 from .shuffle_tree import shuffle_tree
-from .types import I32, ScalableVectorType, Splat, int_constant, ir_type, undef, zeros
 
 #: (node class) -> (builder method for signed/unsigned ints, for floats)
 _ARITH = {

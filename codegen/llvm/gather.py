@@ -25,8 +25,8 @@ from tir import op as tir_op
 from tir.expr import Add, Broadcast, BufferLoad, Cast, IntImm, Mul, Ramp, Sub
 from tir.functor import post_order_visit
 
+from ..ir_types import I32, PTR, element_bytes, memory_type, undef
 from .expr import zero
-from .types import I32, PTR, element_bytes, memory_type, undef
 
 #: Values of config ``codegen.gather``.
 POLICIES = ("auto", "hardware", "scalar")

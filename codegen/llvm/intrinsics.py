@@ -12,8 +12,8 @@ from llvmlite import ir
 
 from tir import dtype as dt
 
+from ..ir_types import I32, ScalableVectorType, declare, ir_type, mangle, undef
 from .expr import splat_constant, zero
-from .types import I32, ScalableVectorType, declare, ir_type, mangle, undef
 
 #: TIR op -> LLVM intrinsic (overloaded on the argument type).
 LLVM_MATH = {

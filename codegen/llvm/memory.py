@@ -24,8 +24,7 @@ from tir.expr import Broadcast, BufferLoad, Call, IntImm, Mul, Ramp
 from tir.functor import post_order_visit
 from tir.stmt import negative_extent_message
 
-from .expr import zero
-from .types import (
+from ..ir_types import (
     I1,
     I32,
     I64,
@@ -36,6 +35,7 @@ from .types import (
     int_constant,
     memory_type,
 )
+from .expr import zero
 
 #: Allocations of at most this many bytes, with a constant size, live on the
 #: stack (an ``alloca`` in the entry block); bigger or symbolic ones on the heap.

@@ -10,7 +10,7 @@ struct on the caller's stack. The caller then runs::
     else:                %rc = call %launch(@task, %closure, i64 extent)
     if %rc != 0: ret %rc
 
-``@tirlite_parallel_launch`` is a global the runtime (codegen/parallel.py)
+``@tirlite_parallel_launch`` is a global the runtime (codegen/runtime/parallel.py)
 fills with its thread-pool launcher after loading the code. A parallel loop
 inside another is run serially by its task.
 
@@ -31,10 +31,9 @@ from tir.buffer import Buffer
 from tir.expr import Var
 from tir.functor import post_order_visit
 
-from .types import I32, I64, PTR, Builder, int_constant
+from ..abi import LAUNCHER_SYMBOL
+from ..ir_types import I32, I64, PTR, Builder, int_constant
 
-#: The global holding the runtime's launcher (``int launch(task_fn, closure, int64 extent)``).
-LAUNCHER_SYMBOL = "tirlite_parallel_launch"
 TASK_TYPE = ir.FunctionType(I32, [I32, I32, PTR])
 LAUNCHER_TYPE = ir.FunctionType(I32, [PTR, PTR, I64])
 #: The loop annotation choosing how iterations are shared out, and its values.

@@ -23,10 +23,10 @@ from tir import dtype as dt
 from tir import op as tir_op
 from tir.expr import IntImm, Ramp
 
+from ..ir_types import I1, I32, PTR, element_bytes, memory_type
 from .access_plan import Plan, plan_access
 from .memory import Access, _reads_memory
 from .shuffle_tree import shuffle_tree
-from .types import I1, I32, PTR, element_bytes, memory_type
 
 #: The dtype chunk offsets are computed in (a GEP index is 64-bit anyway).
 OFFSET_DTYPE = "int64"

@@ -64,7 +64,7 @@ from __future__ import annotations
 import attrs
 from llvmlite import ir
 
-from .types import ScalableVectorType, undef
+from ..ir_types import ScalableVectorType, undef
 
 _I32 = ir.IntType(32)
 

@@ -16,7 +16,7 @@ from llvmlite import ir
 from tir.expr import IntImm
 from tir.stmt import ForKind
 
-from .types import I1, I32, int_constant
+from ..ir_types import I1, I32, int_constant
 
 #: Loop metadata for loops the TIR passes left to LLVM.
 _LOOP_HINTS = {

@@ -3,7 +3,7 @@
 Generated code launches a parallel loop with ``int32 launch(task, closure,
 int64 extent)`` (codegen/llvm/parallel.py); each task is ``int32 task(task_id,
 num_tasks, closure)`` and runs the ``task_id``-th contiguous chunk. This module
-emits that launcher and the pool behind it; codegen/parallel.py compiles it
+emits that launcher and the pool behind it; codegen/runtime/parallel.py compiles it
 once per process and installs it into every loaded module.
 
 Why a pool of our own, and why in LLVM IR:
@@ -63,7 +63,7 @@ VOID = ir.VoidType()
 
 #: Tasks a launch can use (the caller and at most MAX_TASKS - 1 workers).
 MAX_TASKS = 256
-#: The return code of a launch when the thread count is invalid (see codegen/module.py).
+#: The return code of a launch when the thread count is invalid (see codegen/runtime/module.py).
 RUNTIME_ERROR = -2
 #: Rounds an idle worker spins before it sleeps (~0.5-1 ms when the machine is idle):
 #: longer than the gap between back-to-back launches, short enough not to hog a core

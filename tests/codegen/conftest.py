@@ -10,7 +10,7 @@ import os
 import pytest
 
 from codegen import emulation
-from codegen.args import ArgBinder
+from codegen.runtime.args import ArgBinder
 
 
 @pytest.fixture(scope="session")

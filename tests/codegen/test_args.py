@@ -1,10 +1,11 @@
-"""Tests for codegen.args: argument checks and symbolic shape binding."""
+"""Tests for codegen.runtime.args: argument checks and symbolic shape binding."""
 
 import numpy as np
 import pytest
 
 import tir
-from codegen.args import ArgBinder, bind_arguments, hidden_vars_of
+from codegen.abi import hidden_vars_of
+from codegen.runtime.args import ArgBinder, bind_arguments
 
 
 def _store_one(buf):

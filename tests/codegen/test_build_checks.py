@@ -10,7 +10,7 @@ import pytest
 
 import codegen
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir.verify import WellFormedError
 
 TARGETS = ["llvm", "interp"]

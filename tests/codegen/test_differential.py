@@ -19,7 +19,7 @@ from kernels import KERNELS
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import ir_builder
 
 #: (rtol, atol) by output dtype; integers and bools must match exactly.

@@ -12,8 +12,8 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen import cached_module, disk_cache
-from codegen.llvm import machine
+from codegen import machine
+from codegen.runtime import cached_module, disk_cache
 from tir import ir_builder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,7 +63,7 @@ CHILD = """
 import json, sys
 sys.path.insert(0, "tests/codegen")
 import codegen, transform
-from codegen.llvm import machine
+from codegen import machine
 from test_disk_cache import check_results, kernel_module
 runs, optimize = [], machine.optimize
 machine.optimize = lambda *args: (runs.append(1), optimize(*args))[1]

@@ -1,5 +1,5 @@
 """Kernel arguments through DLPack: any object with ``__dlpack__`` on the CPU is viewed as
-an ndarray without a copy and checked like one (codegen/dlpack.py).
+an ndarray without a copy and checked like one (codegen/runtime/dlpack.py).
 
 The objects here export NumPy's own DLPack capsules through a wrapper that is not an
 ndarray (what a PyTorch tensor or a JAX array looks like to tirlite); a PyTorch test
@@ -11,7 +11,7 @@ import pytest
 
 import codegen
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import ir_builder
 
 

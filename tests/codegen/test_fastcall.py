@@ -1,4 +1,4 @@
-"""The native call path (codegen/fastcall.py) against the Python checks it stands in for.
+"""The native call path (codegen/runtime/fastcall.py) against the Python checks it stands in for.
 
 Every call below is made twice, through the native builtin (``pf(*args)``) and
 through ``pf.call_checked(*args)`` (every check in Python): the results, or the
@@ -17,7 +17,7 @@ import pytest
 
 import codegen
 import tir
-from codegen import fastcall
+from codegen.runtime import fastcall
 from tir import ir_builder
 
 

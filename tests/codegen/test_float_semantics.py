@@ -14,7 +14,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 
 NAN, INF = float("nan"), float("inf")
 SPECIAL = [NAN, INF, -INF, 0.0, -0.0, 1.0, -2.5, 3.0]

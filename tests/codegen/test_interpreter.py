@@ -1,11 +1,11 @@
-"""Tests for the reference interpreter backend (codegen.interpreter)."""
+"""Tests for the reference interpreter backend (codegen.interp.backend)."""
 
 import numpy as np
 import pytest
 
 import codegen
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import dtype as dt
 from tir import ir_builder
 

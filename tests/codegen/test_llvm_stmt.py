@@ -12,7 +12,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen import parallel
+from codegen.runtime import parallel
 from tir import ir_builder
 
 
@@ -134,7 +134,7 @@ def test_nested_parallel_loops_and_assert_inside_a_task():
 def test_parallel_loop_runs_on_several_threads():
     code = textwrap.dedent("""
         import numpy as np, codegen, tir
-        from codegen import parallel
+        from codegen.runtime import parallel
         from tir import ir_builder
         A = tir.decl_buffer((4096,), "float32", name="A")
         ib = ir_builder.create()

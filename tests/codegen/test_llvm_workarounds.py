@@ -9,8 +9,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen import Target
-from codegen.llvm import evex_workaround, machine
+from codegen import Target, evex_workaround, machine
 from tir import ir_builder
 
 X86_64 = "llvm -mtriple=x86_64-unknown-linux-gnu"
@@ -76,7 +75,7 @@ def test_upstream_reproducer_is_caught_and_recompiled_without_avx512vl(cpu):
     asm = machine.target_machine(target).emit_assembly(machine.parse(REPRODUCER))
     if evex_workaround.AFFECTED:
         assert evex_workaround.has_bad_mask_move(asm), (
-            "this LLVM no longer has the bug: remove codegen/llvm/evex_workaround.py")
+            "this LLVM no longer has the bug: remove codegen/evex_workaround.py")
     fixed = machine.machine_target(target, REPRODUCER)
     assert (fixed != target) == evex_workaround.has_bad_mask_move(asm)
     fixed_asm = machine.target_machine(fixed).emit_assembly(machine.parse(REPRODUCER))

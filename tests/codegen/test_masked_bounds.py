@@ -154,7 +154,7 @@ def test_sve_loop_checks_its_active_lanes_at_every_vector_length(tools, name):
 
 @pytest.mark.parametrize("vscale", [1, 2, 4, 16])
 def test_sve_lowering_checks_in_the_interpreter_at_any_vscale(vscale):
-    from codegen.interpreter import build_interpreter
+    from codegen.interp.backend import build_interpreter
 
     lowered = codegen.lower(kernel("tail"), SVE)
     run = build_interpreter(lowered, vscale=vscale)

@@ -2,8 +2,8 @@
 
 Buffer params are compiled ``noalias``. A call whose arrays overlap for two of
 them (one array twice, overlapping views of one array) is a ``ValueError``
-naming both, on the native path (codegen/fastcall.py) and the Python one
-(codegen/args.py) alike, when the function stores into either. A function
+naming both, on the native path (codegen/runtime/fastcall.py) and the Python one
+(codegen/runtime/args.py) alike, when the function stores into either. A function
 with the attribute ``"tir.noalias": False`` takes any overlap and computes the
 serial reading of its body, vectorized loops included.
 """
@@ -14,7 +14,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.args import ArgBinder, check_overlap
+from codegen.runtime.args import ArgBinder, check_overlap
 from tir import ir_builder
 
 MAY_ALIAS = {"tir.noalias": False}

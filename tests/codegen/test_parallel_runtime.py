@@ -1,4 +1,4 @@
-"""The native thread pool of parallel loops (codegen/parallel.py, codegen/runtime/pool_ir.py).
+"""The native thread pool of parallel loops (codegen/runtime/parallel.py, codegen/runtime/pool_ir.py).
 
 Random parallel nests agree with the serial build and the interpreter at any
 thread count; errors in a task are the caller's exception; several Python
@@ -18,8 +18,8 @@ import pytest
 
 import codegen
 import tir
-from codegen import parallel
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
+from codegen.runtime import parallel
 from tir import ir_builder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -204,7 +204,7 @@ def _child(body: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 KERNEL = """
     import os, signal, threading, numpy as np, codegen
-    from codegen import parallel
+    from codegen.runtime import parallel
     from tests.codegen.test_parallel_runtime import nest, run
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.alarm(60)  # a hang is a failure, not a stuck test
@@ -325,7 +325,7 @@ def test_an_unknown_schedule_is_a_clear_error():
 
 @pytest.mark.parametrize("triple", ["x86_64-linux-gnu", "aarch64-linux-gnu"])
 def test_the_pool_compiles_for_both_supported_architectures(triple):
-    from codegen.llvm import machine
+    from codegen import machine
     from codegen.runtime import pool_ir
 
     arch = triple.split("-")[0]

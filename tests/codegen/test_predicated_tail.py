@@ -13,7 +13,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import ir_builder
 
 PREDICATE = {"tir.enable_buffer_level_predication": True}

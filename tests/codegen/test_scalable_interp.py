@@ -12,7 +12,7 @@ import pytest
 import scalable_kernels as K
 
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 
 VSCALES = (1, 2, 4, 16)
 

@@ -11,8 +11,7 @@ from llvmlite import ir
 import codegen
 import tir
 import transform
-from codegen import Target
-from codegen.llvm import machine
+from codegen import Target, machine
 from codegen.llvm.shuffle_tree import shuffle_tree
 
 I32 = ir.IntType(32)

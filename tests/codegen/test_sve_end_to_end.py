@@ -31,7 +31,7 @@ from reduction_kernels import reduction
 import codegen
 import transform
 from codegen import emulation
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 
 SVE = "llvm -mtriple=aarch64-linux-gnu -mattr=+sve"
 LENGTHS = emulation.SVE_VECTOR_LENGTHS

@@ -13,7 +13,7 @@ import pytest
 
 import codegen
 import tir
-from codegen import parallel
+from codegen.runtime import parallel
 from tir import te
 from tir.stmt import ForKind
 from tirlite import meta_schedule as ms

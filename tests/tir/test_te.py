@@ -7,7 +7,7 @@ import pytest
 
 import codegen
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import te
 from tir.block import Block, BlockRealize, IterVar, IterVarType
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt

@@ -7,7 +7,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import BufferStore, For, ForKind, IfThenElse, SeqStmt, Var
 from tir.block import Block, BlockRealize, IterVar, IterVarType
 from tir.stmt import Allocate

@@ -14,7 +14,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import ir_builder
 from transform.parallel import (
     ASSUME_INDEPENDENT,

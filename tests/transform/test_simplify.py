@@ -328,7 +328,7 @@ class _RandomProgram:
 def _run_interpreted(func, n):
     import numpy as np
 
-    from codegen.interpreter import build_interpreter
+    from codegen.interp.backend import build_interpreter
 
     a = np.arange(64, dtype="int32") % 7
     b = (np.arange(64, dtype="int32") * 5) % 11 - 3

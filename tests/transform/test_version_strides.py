@@ -378,7 +378,7 @@ def edge_values(rng, dtype):
 def builds(func):
     """The ways: vectorized build (versioned), versioning off, serial build, the
     interpreter on the build pipeline's output, the interpreter on the TIR as written."""
-    from codegen.interpreter import build_interpreter
+    from codegen.interp.backend import build_interpreter
 
     ways = {}
     for name, config in [("vectorized", {}),

@@ -13,7 +13,7 @@ import pytest
 import codegen
 import tir
 import transform
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import ir_builder
 from tir.expr import Broadcast, BufferLoad, Call, Ramp
 from tir.stmt import BufferStore, For, ForKind, IfThenElse

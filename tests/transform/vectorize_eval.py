@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 from tir import dtype as dt
 from tir.functor import post_order_visit
 

@@ -64,6 +64,6 @@ def host_threads() -> int:
     Rules parallelize only when this is above 1, so a schedule made (or tuned)
     with ``TIRLITE_NUM_THREADS=1`` has no parallel loop to pay a launch for.
     """
-    from codegen import parallel
+    from codegen.runtime import parallel
 
     return parallel.num_threads()

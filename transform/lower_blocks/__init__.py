@@ -15,7 +15,11 @@ from .lower_opaque_block import LowerOpaqueBlock
 from .plan_buffer_allocation import PlanAndUpdateBufferAllocationLocation
 
 
-def lower_blocks_passes() -> list:
-    """The four passes, in the order that turns a scheduled function into plain loops."""
+def lower_blocks_passes(likely_predicate: bool = False) -> list:
+    """The four passes, in the order that turns a scheduled function into plain loops.
+
+    ``likely_predicate`` is ``LowerOpaqueBlock``'s: a block predicate becomes
+    ``if likely(...)`` for ``LoopPartition`` (``codegen.build``'s pipeline asks for it).
+    """
     return [LowerInitBlock(), PlanAndUpdateBufferAllocationLocation(),
-            CompactBufferAllocation(), LowerOpaqueBlock()]
+            CompactBufferAllocation(), LowerOpaqueBlock(likely_predicate=likely_predicate)]

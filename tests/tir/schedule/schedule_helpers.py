@@ -8,7 +8,7 @@ import numpy as np
 
 import codegen
 import tir
-from codegen.interpreter import build_interpreter
+from codegen.interp.backend import build_interpreter
 
 
 def random_args(func: tir.PrimFunc, seed: int = 0) -> list[np.ndarray]:

@@ -14,7 +14,7 @@ import random
 import pytest
 from schedule_helpers import assert_same
 
-import codegen.interpreter  # noqa: F401  (schedule_helpers uses codegen.interpreter)
+import codegen.interp.backend  # noqa: F401  (schedule_helpers uses codegen.interp.backend)
 import tir
 from tir import te
 from tir.schedule import ScheduleError, tree

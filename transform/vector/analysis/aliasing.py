@@ -1,7 +1,7 @@
 """Which buffers may share memory: the params of a function declaring ``tir.noalias`` False.
 
 Buffer params are distinct memory by default: they are compiled ``noalias``
-and calls refuse arrays that overlap (codegen/args.py). A function with the
+and calls refuse arrays that overlap (codegen/runtime/args.py). A function with the
 attribute ``"tir.noalias": False`` (``PrimFunc.params_may_alias``) is called
 with any overlap, so any two of its buffer params may be the same memory at
 an unknown offset. The vectorizers then take an access to one and an access

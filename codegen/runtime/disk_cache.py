@@ -18,7 +18,7 @@ own source files (tir/, transform/, codegen/; so that an edited compiler
 never reuses stale code), and the llvmlite and LLVM versions.
 
 **An entry** is one file ``<key>.kernel``: a magic line, the sha256 of the
-rest, then a JSON header (function signatures as codegen/metadata.py writes
+rest, then a JSON header (function signatures as codegen/runtime/metadata.py writes
 them for libraries, assertion messages, the optimized LLVM IR, the lowered
 TIR text, the remarks, the machine target) and the object code. It is
 written to a temporary file in the directory and renamed over the entry

@@ -1,6 +1,6 @@
 """The native call path: argument checks compiled to machine code, once per function.
 
-Checking arguments in Python (codegen/args.py) costs 5-7 µs per call, ten times
+Checking arguments in Python (codegen/runtime/args.py) costs 5-7 µs per call, ten times
 the kernel of a small vector add. This module compiles, once per function
 interface and process, a small LLVM function with CPython's fast calling
 convention (``METH_FASTCALL``) that does the common-case checks itself, reading
@@ -469,7 +469,7 @@ class _Wrappers:
 
         from target.target import Target
 
-        from .llvm import machine
+        from .. import machine
 
         module = _Emitter(plan, hidden, kernel_type, pairs).emit()
         symbol = f"tirlite_fastcall_{len(self.by_key)}"

@@ -2,7 +2,7 @@
 
 It has the interface of the compiled ``Module``: ``mod["main"](*args)``,
 ``mod(*args)``, ``get_source("tir")``. Arguments are checked by
-``codegen.args`` exactly as for native code. Every node is evaluated with
+``codegen.runtime.args`` exactly as for native code. Every node is evaluated with
 TIR's meaning (see ``codegen/interp/machine.py``); out-of-bounds accesses
 raise ``IndexError`` instead of reading garbage. It is slow (a Python step
 per node) and meant as the oracle for differential tests and for stepping
@@ -24,9 +24,9 @@ from tir.functor import deep_recursion
 from transform import Sequential
 from transform.lower_blocks import has_blocks, lower_blocks_passes
 
-from . import args as argcheck
-from .interp import values
-from .interp.machine import Machine, ReturnValue
+from ..runtime import args as argcheck
+from . import values
+from .machine import Machine, ReturnValue
 
 
 class InterpreterFunction:

@@ -19,7 +19,7 @@ from target.target import Target
 
 from . import metadata
 from .disk_cache import DiskCache, warn_once
-from .module import Module, _check_externals, _load_support_libraries, _process
+from .module import Module, check_externals, load_support_libraries, process_library
 
 
 class CachedModule(Module):
@@ -78,10 +78,10 @@ def store(cache: DiskCache, key: str, target: Target, funcs: dict, symbols: dict
     None when the entry cannot be made or written (the caller JIT-compiles
     instead); an unwritable directory warns once.
     """
-    from .llvm import machine
-    from .llvm.parallel import LAUNCHER_SYMBOL
+    from .. import machine
+    from ..abi import LAUNCHER_SYMBOL
 
-    _check_externals(llvm_module)  # a user error, raised as a build without the cache does
+    check_externals(llvm_module)  # a user error, raised as a build without the cache does
     encoded = _encode_remarks(remarks)
     if encoded is None:
         return None
@@ -118,12 +118,12 @@ def _instantiate(header: dict, obj: bytes, target: Target, path: Path | None,
     """A runnable module from an entry's header and object code."""
     import llvmlite.binding as llvm
 
+    from .. import machine
+    from ..abi import LAUNCHER_SYMBOL
     from . import parallel
-    from .llvm import machine
-    from .llvm.parallel import LAUNCHER_SYMBOL
 
     machine_target = Target(header["machine_target"])
-    _load_support_libraries()
+    load_support_libraries()
     empty = llvm.parse_assembly("")
     empty.triple = machine_target.triple
     engine = llvm.create_mcjit_compiler(empty, machine.jit_target_machine(machine_target))
@@ -142,10 +142,10 @@ def _instantiate(header: dict, obj: bytes, target: Target, path: Path | None,
 
 
 def _check_names_defined(names: list[str]) -> None:
-    """``module._check_externals`` for names read from an entry."""
+    """``module.check_externals`` for names read from an entry."""
     import llvmlite.binding as llvm
 
-    process = _process()
+    process = process_library()
     for name in names:
         if not llvm.address_of_symbol(name) and not hasattr(process, name):
             raise ValueError(

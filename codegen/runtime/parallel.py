@@ -39,9 +39,9 @@ import threading
 import warnings
 from collections.abc import Iterator
 
-from .runtime.pool_ir import MAX_TASKS, RUNTIME_ERROR
+from .pool_ir import MAX_TASKS, RUNTIME_ERROR
 
-#: The exception behind the last launch that returned RUNTIME_ERROR (see codegen/module.py).
+#: The exception behind the last launch that returned RUNTIME_ERROR (see codegen/runtime/module.py).
 last_error: BaseException | None = None
 
 _pool: _NativePool | None = None
@@ -148,8 +148,8 @@ class _NativePool:
 
         from target.target import Target
 
-        from .llvm import machine
-        from .runtime import pool_ir
+        from .. import machine
+        from . import pool_ir
 
         libc = ctypes.CDLL(None)
         addresses = {name: ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
@@ -203,7 +203,7 @@ def _get_pool() -> _NativePool | None:
 def _make_pool() -> _NativePool | None:
     arch = platform.machine().lower()
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
-    from .runtime.pool_ir import SYS_FUTEX
+    from .pool_ir import SYS_FUTEX
 
     if not sys.platform.startswith("linux") or arch not in SYS_FUTEX:
         return None

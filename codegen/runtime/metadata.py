@@ -8,7 +8,7 @@ function writes to them, whether its params may alias (``may_alias``, absent
 in libraries written before it: then they may not), plus the module's
 assertion messages. From it,
 ``signature_func`` rebuilds a body-less ``PrimFunc`` with the same
-parameters, which is all argument checking (codegen/args.py) needs.
+parameters, which is all argument checking (codegen/runtime/args.py) needs.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def describe(func: PrimFunc, symbol: str) -> dict:
             }
         params.append(entry)
     desc = {"symbol": symbol, "params": params, "vars": enc.vars}
-    if func.params_may_alias:  # calls skip the overlap checks (codegen/args.py)
+    if func.params_may_alias:  # calls skip the overlap checks (codegen/runtime/args.py)
         desc["may_alias"] = True
     return desc
 

@@ -2,7 +2,7 @@
 
 QEMU runs a whole program, not a function, so each emulated function gets a
 small aarch64 program (``driver_source``) linked against the module's shared
-library. Python checks the arguments (codegen/args.py) and writes them to an
+library. Python checks the arguments (codegen/runtime/args.py) and writes them to an
 input file (``pack_arguments``); the driver reads them, calls the kernel with
 its exact native signature and writes the return code and the memory the
 kernel may have changed to an output file, which ``unpack_results`` copies
@@ -111,7 +111,7 @@ def _span(arr: np.ndarray) -> tuple[int, int]:
     start = arr.ctypes.data
     if arr.size == 0:
         return start, start
-    # Strides are non-negative here: ArgBinder rejects others (codegen/args.py).
+    # Strides are non-negative here: ArgBinder rejects others (codegen/runtime/args.py).
     last = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides))
     return start, start + last + arr.itemsize
 

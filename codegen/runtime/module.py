@@ -1,7 +1,7 @@
 """The compiled ``Module``: owns the JIT (or loaded library), entry points and sources.
 
 ``build`` returns a ``Module``; ``mod["main"]`` is a ``PackedFunction`` that
-checks its arguments (codegen/args.py) and then calls native code through
+checks its arguments (codegen/runtime/args.py) and then calls native code through
 ctypes, which releases the GIL. ``export_library`` writes a shared library
 (object file from LLVM, linked by the system C compiler) that
 ``load_module`` loads back with the same interface.
@@ -61,10 +61,10 @@ _CONVERT = {"handle": _address, "float16": _half_bits, "bool": int}
 class PackedFunction:
     """One compiled function: call it with NumPy arrays and Python numbers.
 
-    A call runs natively when it can (codegen/fastcall.py: the argument checks
+    A call runs natively when it can (codegen/runtime/fastcall.py: the argument checks
     compiled to machine code, well under a microsecond); the arguments the
     native checks do not cover, and every bad call, go through ``ArgBinder``'s
-    Python checks (codegen/args.py), which word the errors.
+    Python checks (codegen/runtime/args.py), which word the errors.
     """
 
     def __new__(cls, module: Module, name: str, func: PrimFunc, address: int):
@@ -109,8 +109,8 @@ class PackedFunction:
     def _kernel_type(self) -> Any:
         from llvmlite import ir
 
-        from .llvm.codegen_llvm import native_param_type
-        from .llvm.types import ir_type
+        from ..abi import native_param_type
+        from ..ir_types import ir_type
 
         params = [ir.IntType(8).as_pointer() if d == "handle" else native_param_type(d)
                   for d in self._dtypes[:len(self._binder.func.params)]]
@@ -138,7 +138,7 @@ class PackedFunction:
 
     @property
     def is_native(self) -> bool:
-        """Whether calls check their arguments in native code (see codegen/fastcall.py)."""
+        """Whether calls check their arguments in native code (see codegen/runtime/fastcall.py)."""
         return self._native_caller is not None
 
     def _check_aligned(self, k: int, arr: np.ndarray) -> None:
@@ -169,7 +169,7 @@ class Module:
         llvm_ir: the optimized LLVM IR text, when known.
         keepalive: objects owning the native code (JIT engine, library).
         machine_target: the target machine code is generated for, when it is not
-            ``target`` (an LLVM bug's workaround, see llvm/evex_workaround.py).
+            ``target`` (an LLVM bug's workaround, see evex_workaround.py).
     """
 
     def __init__(self, target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
@@ -250,7 +250,7 @@ class Module:
             return self._llvm_ir
         if fmt == "tir":  # what codegen saw: the output of the build pipeline
             return "\n".join(f.script() for f in self._funcs.values())
-        from .llvm import machine
+        from .. import machine
 
         return machine.target_machine(self.machine_target).emit_assembly(
             machine.parse(self._llvm_ir))
@@ -264,7 +264,7 @@ class Module:
         """
         if self._llvm_ir is None:
             raise ValueError("export_library: this module was loaded from a library")
-        from .llvm import machine
+        from .. import machine
 
         obj = machine.target_machine(self.machine_target).emit_object(
             machine.parse(self._llvm_ir))
@@ -284,7 +284,7 @@ def _link_shared(obj: bytes, path: str, target: Target) -> None:
                 f"export_library: cannot link a shared library for {target.triple} here; "
                 "export an object file (a path ending in .o) instead"
             )
-        from . import cross_tools
+        from .. import cross_tools
 
         cross_tools.link_shared(obj, path)
         return
@@ -321,7 +321,7 @@ def load_module(path: str) -> Module:
 
 
 def _install_launcher_in_library(lib: ctypes.CDLL) -> None:
-    from .llvm.parallel import LAUNCHER_SYMBOL
+    from ..abi import LAUNCHER_SYMBOL
 
     try:
         slot = ctypes.c_void_p.in_dll(lib, LAUNCHER_SYMBOL)
@@ -333,7 +333,7 @@ def _install_launcher_in_library(lib: ctypes.CDLL) -> None:
 def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, str],
                messages: list[str], llvm_module: Any, llvm_ir: str) -> Module:
     """A ``Module`` running ``llvm_module`` (optimized) in a new MCJIT engine."""
-    from .llvm import machine
+    from .. import machine
 
     machine_target = machine.machine_target(target, llvm_ir)
     if not target.is_host:
@@ -341,10 +341,10 @@ def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, st
                       machine_target=machine_target)
     import llvmlite.binding as llvm
 
-    from .llvm.parallel import LAUNCHER_SYMBOL
+    from ..abi import LAUNCHER_SYMBOL
 
-    _load_support_libraries()
-    _check_externals(llvm_module)
+    load_support_libraries()
+    check_externals(llvm_module)
     engine = llvm.create_mcjit_compiler(llvm_module, machine.jit_target_machine(machine_target))
     engine.finalize_object()
     if _has_global(llvm_module, LAUNCHER_SYMBOL):
@@ -354,7 +354,7 @@ def jit_module(target: Target, funcs: dict[str, PrimFunc], symbols: dict[str, st
 
 
 @functools.cache
-def _load_support_libraries() -> None:
+def load_support_libraries() -> None:
     """Make libgcc's helpers visible to the JIT: LLVM calls them itself, e.g.
 
     ``__extendhfsf2`` for float16 on CPUs without F16C. An unresolved helper
@@ -370,16 +370,16 @@ def _load_support_libraries() -> None:
 
 
 @functools.cache
-def _process() -> ctypes.CDLL:
+def process_library() -> ctypes.CDLL:
     """The symbols of this process (Python links libc and libm)."""
     return ctypes.CDLL(None)
 
 
-def _check_externals(llvm_module: Any) -> None:
+def check_externals(llvm_module: Any) -> None:
     """Fail at build time, not with a jump to address 0, when an extern is missing."""
     import llvmlite.binding as llvm
 
-    process = _process()
+    process = process_library()
     for fn in llvm_module.functions:
         if not fn.is_declaration or fn.name.startswith("llvm."):
             continue

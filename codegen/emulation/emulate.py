@@ -11,7 +11,7 @@ Example::
 
 How a call runs: the module is exported once as an aarch64 shared library
 (``Module.export_library``, linked by the cross toolchain); each function
-gets a small C driver (codegen/emulation_driver.py) compiled with
+gets a small C driver (codegen/emulation/driver.py) compiled with
 ``aarch64-linux-gnu-gcc`` against it. A call checks its arguments with the
 same ``ArgBinder`` as a native call, writes them to a file, runs::
 
@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from . import emulation_driver as driver
-from .args import ArgBinder, _stored_data_vars
-from .cross_tools import CrossTools, EmulationUnavailable, find_tools
-from .module import Module, check_aligned
+from ..cross_tools import CrossTools, EmulationUnavailable, find_tools
+from ..runtime.args import ArgBinder, stored_data_vars
+from ..runtime.module import Module, check_aligned
+from . import driver
 
 #: The SVE vector lengths (bytes) the tests and the tutorial run at: 128 to 2048 bits.
 SVE_VECTOR_LENGTHS = (16, 32, 64, 256)
@@ -272,7 +272,7 @@ def _may_write(func: Any, param: Any) -> bool:
     buf = func.buffer_map.get(param)
     if buf is None:  # a scalar, or a bare handle whose use we do not know: assume written
         return param.dtype == "handle"
-    return any(buf.data is v for v in _stored_data_vars(func))
+    return any(buf.data is v for v in stored_data_vars(func))
 
 
 _probes: dict[CrossTools, str] = {}

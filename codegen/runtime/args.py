@@ -38,7 +38,7 @@ What each parameter accepts
 - A handle param that is not in ``buffer_map`` takes a C-contiguous ndarray.
 - Where an ndarray is taken, so is any object that exports DLPack on the CPU
   (a PyTorch tensor, a JAX array): it is viewed as an ndarray without a copy
-  (codegen/dlpack.py) and then checked as one.
+  (codegen/runtime/dlpack.py) and then checked as one.
 
 Calling convention (for native backends)
 ----------------------------------------
@@ -54,7 +54,7 @@ in this order:
    and elem_offsets that are not themselves params, each by value in the
    var's own dtype. Their order is the order of first appearance walking the
    params in order, and for each buffer its shape, then its strides, then its
-   elem_offset, left to right (``hidden_vars_of(func)`` gives it without
+   elem_offset, left to right (``codegen.abi.hidden_vars_of(func)`` gives it without
    binding anything).
 
 ``ArgBinder(func, name)`` does the per-function analysis once; backends keep
@@ -92,6 +92,7 @@ from tir.function import PrimFunc
 from tir.functor import post_order_visit
 from tir.stmt import BufferStore
 
+from ..abi import hidden_vars_of
 from .dlpack import as_ndarray, speaks_dlpack
 
 
@@ -115,31 +116,6 @@ class BoundArgs:
 
 
 # ---------------------------------------------------------------- symbolic dims
-
-
-def _collect_vars(expr: PrimExpr, out: list) -> None:
-    """Append the Vars of ``expr`` to ``out`` in order of first appearance."""
-
-    def visit(node: Any) -> None:
-        if isinstance(node, Var) and not any(node is v for v in out):
-            out.append(node)
-
-    post_order_visit(expr, visit)
-
-
-def _buffer_exprs(buf: Buffer) -> list:
-    return list(buf.shape) + list(buf.strides) + [buf.elem_offset]
-
-
-def hidden_vars_of(func: PrimFunc) -> tuple:
-    """Symbolic vars of the buffer shapes/strides/offsets that are not params, in order."""
-    found: list = []
-    for param in func.params:
-        buf = func.buffer_map.get(param)
-        if buf is not None:
-            for e in _buffer_exprs(buf):
-                _collect_vars(e, found)
-    return tuple(v for v in found if not any(v is p for p in func.params))
 
 
 _INT_OPS: dict = {
@@ -404,7 +380,7 @@ class ArgBinder:
         self.func = func
         self.name = name
         self.hidden_vars = hidden_vars_of(func)
-        stored = _stored_data_vars(func)
+        stored = stored_data_vars(func)
         self._specs: dict[int, _BufferSpec] = {}
         for index, param in enumerate(func.params):
             buf = func.buffer_map.get(param)
@@ -518,7 +494,7 @@ def _check_param_offset(name: str, buf: Buffer) -> None:
         )
 
 
-def _stored_data_vars(func: PrimFunc) -> list:
+def stored_data_vars(func: PrimFunc) -> list:
     """The data vars of the buffers that ``func`` stores into."""
     found: list = []
 
@@ -550,4 +526,4 @@ def bind_arguments(func: PrimFunc, args: tuple, name: str = "main") -> BoundArgs
     return ArgBinder(func, name).bind(tuple(args))
 
 
-__all__ = ["ArgBinder", "BoundArgs", "bind_arguments", "hidden_vars_of", "overlap_pairs"]
+__all__ = ["ArgBinder", "BoundArgs", "bind_arguments", "overlap_pairs"]

@@ -4,7 +4,7 @@ A kernel call takes NumPy arrays; a PyTorch tensor, a JAX array, a CuPy array
 or anything else that exports DLPack (the array interchange protocol, which
 NumPy reads with ``np.from_dlpack``) is viewed as an ndarray over the same
 memory first, and that view goes through the same checks as an ndarray
-(dtype, shape, strides, alignment, read-only, overlap: codegen/args.py). A
+(dtype, shape, strides, alignment, read-only, overlap: codegen/runtime/args.py). A
 kernel's stores land in the object's own memory. An object on another device
 than the CPU is a ``ValueError`` naming the device; one NumPy cannot view (a
 dtype it lacks, such as bfloat16, or a tensor that refuses to export) a

@@ -31,8 +31,9 @@ from typing import Any
 
 from .. import dtype as dt
 from .. import op
+from ..analysis.var_use import uses_var
 from ..expr import GE, GT, LE, LT, Broadcast, FloorDiv, IntImm, Max, PrimExpr, Var
-from ..functor import contains, deep_recursion
+from ..functor import deep_recursion
 from ..range import Range
 from .canonical_simplify import CanonicalSimplifier
 from .const_int_bound import ConstIntBound, ConstIntBoundAnalyzer
@@ -196,7 +197,7 @@ class Analyzer:
         if value.dtype != var.dtype:
             raise TypeError(f"bind: {var.name} is {var.dtype} but the value is {value.dtype}")
         value = self.simplify(value)  # earlier aliases are substituted: no cycles through them
-        if _uses(value, var):
+        if uses_var(value, var):
             raise ValueError(f"bind: {var.name} cannot be bound to an expression that uses it")
         old = self.facts.aliases.get(var)
         if old is not None and not allow_override and not same_expr(old, value):
@@ -293,10 +294,6 @@ def _expr(e: Any, who: str) -> PrimExpr:
     if isinstance(e, (bool, int, float)):
         return op.const(e)
     raise TypeError(f"{who}: expected a PrimExpr or a number, got {type(e).__name__}")
-
-
-def _uses(e: PrimExpr, var: Var) -> bool:
-    return contains(e, lambda n: n is var)
 
 
 def _is_true(e: PrimExpr) -> bool:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from .. import dtype as dt
 from .. import op
+from ..analysis.var_use import uses_any_var
 from ..expr import (
     EQ,
     GE,
@@ -46,7 +47,7 @@ from ..expr import (
     Sub,
     Var,
 )
-from ..functor import ExprVisitor, deep_recursion, post_order_visit
+from ..functor import ExprVisitor, deep_recursion
 from ..op_fold import trunc_div
 from ..range import Range
 from .const_int_bound import fits, iv_add, iv_div, iv_floormod, iv_mul, iv_sub, iv_truncmod, wraps
@@ -182,10 +183,7 @@ class IntervalSetEvaluator(ExprVisitor):
         """``e`` uses a var of the domain map."""
         if not self.dom_map:
             return False
-        ids = {id(v) for v in self.dom_map}
-        found = []
-        post_order_visit(e, lambda n: found.append(n) if id(n) in ids else None)
-        return bool(found)
+        return uses_any_var(e, self.dom_map)
 
     # ------------------------------------------------------------ leaves
 

@@ -34,8 +34,8 @@ import math
 from typing import Any
 
 from .. import op
+from ..analysis.var_use import uses_any_var
 from ..expr import EQ, GE, GT, LE, LT, Add, FloorDiv, FloorMod, IntImm, Mul, PrimExpr, Sub, Var
-from ..functor import post_order_visit
 from ..range import Range
 from .int_set import IntervalSet, end_max, end_min
 
@@ -86,14 +86,9 @@ class _Affine:
 
     # ------------------------------------------------------------ decomposition
 
-    def uses(self, e: PrimExpr) -> bool:
-        found = []
-        post_order_visit(e, lambda n: found.append(n) if id(n) in self.dom else None)
-        return bool(found)
-
     def lin(self, e: PrimExpr) -> tuple | None:
         """``(base, {atom: k})`` or None."""
-        if not self.uses(e):
+        if not uses_any_var(e, self.dom.keys()):
             return (e, {})
         kind = type(e)
         if isinstance(e, Var):

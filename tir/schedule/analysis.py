@@ -12,7 +12,7 @@ import attrs
 
 from ..block import Block, BlockRealize
 from ..buffer import Buffer
-from ..expr import BufferLoad, Var
+from ..expr import BufferLoad
 from ..function import PrimFunc
 from ..functor import post_order_visit
 from ..stmt import BufferStore
@@ -89,19 +89,6 @@ def consumers(func: PrimFunc, realize: BlockRealize) -> list[BlockRealize]:
         if after and any(id(b) in written for b in reads(r.block)):
             out.append(r)
     return out
-
-
-def uses_any(e: Any, ids: set[int]) -> bool:
-    """Whether ``e`` uses a var whose ``id`` is in ``ids``."""
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) and id(n) in ids
-                     else None)
-    return bool(found)
-
-
-def uses_var(e: Any, v: Var) -> bool:
-    """Whether ``e`` uses the var ``v``."""
-    return uses_any(e, {id(v)})
 
 
 def param_buffers(func: PrimFunc) -> set[int]:

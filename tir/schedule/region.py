@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import op
+from ..analysis.var_use import uses_any_var
 from ..arith import Analyzer
 from ..arith.int_set import IntervalSet, union
 from ..block import BlockRealize
@@ -30,7 +31,7 @@ from ..expr import Add, IntImm, Mul, PrimExpr, Var
 from ..functor import substitute
 from ..range import Range
 from ..stmt import For
-from .analysis import block_accesses, uses_any
+from .analysis import block_accesses
 
 Region = list  # one IntervalSet per buffer dimension
 
@@ -105,7 +106,7 @@ def _linear(e: PrimExpr, iter_vars: set[int]) -> tuple[Var, int, PrimExpr] | Non
     if isinstance(e, Add):
         for x, rest in ((e.a, e.b), (e.b, e.a)):
             inner = _linear(x, iter_vars)
-            if inner is not None and not uses_any(rest, iter_vars):
+            if inner is not None and not uses_any_var(rest, iter_vars):
                 return inner[0], inner[1], inner[2] + rest
     return None
 
@@ -129,7 +130,7 @@ def solve_iter_domains(iter_vars: list, provided: dict, required: dict,
         if box is None:
             continue
         for index, need in zip(indices, box):
-            if not uses_any(index, ids):
+            if not uses_any_var(index, ids):
                 continue  # a constant index: one instance provides it whatever the loops
             lin = _linear(index, ids)
             if lin is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...analysis.var_use import uses_any_var, uses_var
 from ...block import Block, BlockRealize, IterVarType
 from ...expr import Var
 from ...function import PrimFunc
@@ -54,7 +55,7 @@ def _check_spatial_bindings(loop: For, kind: str) -> None:
         if not isinstance(s, BlockRealize):
             continue
         for iv, value in zip(s.block.iter_vars, s.iter_values):
-            if iv.iter_type != IterVarType.DataPar and analysis.uses_var(value, v):
+            if iv.iter_type != IterVarType.DataPar and uses_var(value, v):
                 what = "a reduction" if iv.is_reduce else f"a {iv.iter_type.name}"
                 raise fail(kind, f"loop {v.name} of block {s.block.name_hint}",
                            f"iter var {iv.var.name} is {what} iter var bound to the loop "
@@ -103,7 +104,7 @@ def _not_reduction(block: Block, writers: dict[int, int]) -> str:
         return "another block under the loop writes the same buffer"
     reduce_ids = {id(iv.var) for iv in block.iter_vars if iv.is_reduce}
     for a in analysis.block_accesses(block):
-        if a.is_write and any(analysis.uses_any(i, reduce_ids) for i in a.indices):
+        if a.is_write and any(uses_any_var(i, reduce_ids) for i in a.indices):
             return "a reduction iter var indexes the output"
     return ""
 

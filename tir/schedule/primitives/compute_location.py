@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ... import op
+from ...analysis.var_use import uses_any_var, uses_var
 from ...arith import Analyzer
 from ...arith.int_set import IntervalSet
 from ...block import Block, BlockRealize
@@ -94,7 +95,7 @@ def _check_no_reduction_across_threads(func: PrimFunc, name: str, err: Callable)
         if f.kind not in (ForKind.PARALLEL, ForKind.VECTORIZED):
             continue
         for iv, value in zip(realize.block.iter_vars, realize.iter_values):
-            if iv.is_reduce and analysis.uses_var(value, f.loop_var):
+            if iv.is_reduce and uses_var(value, f.loop_var):
                 kind = "parallel" if f.kind == ForKind.PARALLEL else "vectorized"
                 raise err(f"the reduction iter var {iv.var.name} would be bound to the {kind} "
                           f"loop {f.loop_var.name} ({iv.var.name} = {value}): its iterations "
@@ -228,9 +229,9 @@ def carried_predicate(realize: BlockRealize, values: list[PrimExpr], old_loops: 
         return None
     loop_ids = {id(f.loop_var) for f in old_loops}
     pairs = [(old, new) for old, new in zip(realize.iter_values, values)
-             if analysis.uses_any(old, loop_ids)]
+             if uses_any_var(old, loop_ids)]
     rewritten = _Rebind(pairs)(realize.predicate)
-    return None if analysis.uses_any(rewritten, loop_ids) else rewritten
+    return None if uses_any_var(rewritten, loop_ids) else rewritten
 
 
 # ---------------------------------------------------------------- checks

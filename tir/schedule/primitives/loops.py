@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...analysis.var_use import used_var_ids, uses_any_var
 from ...arith import Analyzer
 from ...block import Block, BlockRealize, IterVarType
 from ...expr import Add, Cast, FloorDiv, FloorMod, IntImm, Mul, PrimExpr, Sub, Var
 from ...function import PrimFunc
-from ...functor import StmtMutator, post_order_visit, substitute
+from ...functor import StmtMutator, substitute
 from ...node import replace
 from ...op import const, floordiv, floormod
 from ...range import Range
@@ -36,12 +37,6 @@ def _check_plain(loop: For, primitive: str) -> None:
         keys = ", ".join(sorted(loop.annotations)) or "thread binding"
         raise fail(primitive, f"loop {loop.loop_var.name}",
                    f"the loop has annotations ({keys}); unannotate it first")
-
-
-def _var_ids(e: Any) -> set[int]:
-    out: set[int] = set()
-    post_order_visit(e, lambda n: out.add(id(n)) if isinstance(n, Var) else None)
-    return out
 
 
 def _analyzer_above(func: PrimFunc, stmt: Stmt) -> Analyzer:
@@ -85,7 +80,7 @@ class _SimplifyBindings(StmtMutator):
     def visit_block_realize(self, r: BlockRealize) -> Stmt:
         values = []
         for v in r.iter_values:
-            if _var_ids(v) & self.new_ids:
+            if uses_any_var(v, self.new_ids):
                 v = self.ana.simplify(substitute(v, self.unit_vars) if self.unit_vars else v)
             values.append(v)
         block = self.visit_stmt(r.block)
@@ -237,7 +232,7 @@ def _check_nest(fors: list[For]) -> None:
             raise fail("fuse", _names(fors),
                        f"loop {f.loop_var.name} is not the only statement in the body of "
                        f"loop {prev} (fuse takes perfectly nested loops, outer first)")
-        used = _var_ids(f.extent) | _var_ids(f.min)
+        used = used_var_ids(f.extent) | used_var_ids(f.min)
         if used & outer_ids:
             dep = next(g.loop_var.name for g in fors[:k] if id(g.loop_var) in used)
             raise fail("fuse", f"loop {f.loop_var.name}",
@@ -326,17 +321,17 @@ def _check_blocks_below(chain: list[For], bottom: For) -> None:
 
 def _affine(e: PrimExpr, loop_ids: set[int]) -> bool:
     """``e`` is linear in the loop vars (floordiv/floormod by loop-invariant divisors allowed)."""
-    if not (_var_ids(e) & loop_ids):
+    if not uses_any_var(e, loop_ids):
         return True
     if isinstance(e, Var):
         return True
     if isinstance(e, (Add, Sub)):
         return _affine(e.a, loop_ids) and _affine(e.b, loop_ids)
     if isinstance(e, Mul):
-        a_uses, b_uses = bool(_var_ids(e.a) & loop_ids), bool(_var_ids(e.b) & loop_ids)
+        a_uses, b_uses = uses_any_var(e.a, loop_ids), uses_any_var(e.b, loop_ids)
         return not (a_uses and b_uses) and _affine(e.a, loop_ids) and _affine(e.b, loop_ids)
     if isinstance(e, (FloorDiv, FloorMod)):
-        return not (_var_ids(e.b) & loop_ids) and _affine(e.a, loop_ids)
+        return not uses_any_var(e.b, loop_ids) and _affine(e.a, loop_ids)
     if isinstance(e, Cast):
         return _affine(e.value, loop_ids)
     return False
@@ -346,7 +341,7 @@ def _build_chain(order: list[For], body: Stmt) -> Stmt:
     """The loops of ``order`` nested outer first around ``body``; checks range dependences."""
     inner_ids: dict[int, str] = {}
     for f in reversed(order):
-        used = _var_ids(f.min) | _var_ids(f.extent)
+        used = used_var_ids(f.min) | used_var_ids(f.extent)
         for vid, vname in inner_ids.items():
             if vid in used:
                 raise fail("reorder", f"loop {f.loop_var.name}",

@@ -31,11 +31,12 @@ from typing import Any
 import attrs
 
 from tir import arith, op
+from tir.analysis.var_use import uses_var
 from tir.buffer import Buffer
 from tir.dtype import DataType
 from tir.expr import BufferLoad, Call, IntImm, PrimExpr, Var
 from tir.function import IRModule, PrimFunc
-from tir.functor import ExprVisitor, StmtVisitor, contains, post_order_visit, substitute
+from tir.functor import ExprVisitor, StmtVisitor, post_order_visit, substitute
 from tir.node import EXPR, EXPRS, child_fields
 from tir.stmt import (
     AssertStmt,
@@ -237,7 +238,7 @@ class _Finder(StmtVisitor):
         """
         if self.analyzer.can_prove(negation):
             return False
-        loops = [lp for lp in self.loops if _uses(cond, lp.loop_var)]
+        loops = [lp for lp in self.loops if uses_var(cond, lp.loop_var)]
         if len(loops) > MAX_CORNER_LOOPS:
             return False
         for ends in itertools.product((False, True), repeat=len(loops)):
@@ -296,10 +297,6 @@ def _is_plain_int(value: PrimExpr, var: Var) -> bool:
     post_order_visit(value, lambda x: impure.append(x) if isinstance(x, (BufferLoad, Call))
                      else None)
     return not impure
-
-
-def _uses(e: PrimExpr, var: Var) -> bool:
-    return contains(e, lambda x: x is var)
 
 
 def _returns(stmt: Evaluate) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from tir.analysis.var_use import uses_var
 from tir.block import BlockRealize
 from tir.expr import Add, BufferLoad, Cast, Mul, Var
 from tir.function import PrimFunc
@@ -130,11 +131,11 @@ def _contraction(realize: BlockRealize) -> Contraction | str:
     if vec is None:
         return "the output's last index is not a spatial axis"
     vec_var = ivs[vec].var
-    along = [ld for ld in (x, y) if _uses(ld, vec_var)]
+    along = [ld for ld in (x, y) if uses_var(ld.indices, vec_var)]
     if len(along) != 1 or along[0].indices[-1] is not vec_var:
         return "the operands do not read the output's last axis contiguously"
     weight = along[0]
-    rows = [k for k in spatial if k != vec and not _uses(weight, ivs[k].var)]
+    rows = [k for k in spatial if k != vec and not uses_var(weight.indices, ivs[k].var)]
     if not rows:
         return "no spatial axis reuses the operand in registers"
     pack = None
@@ -143,6 +144,3 @@ def _contraction(realize: BlockRealize) -> Contraction | str:
         pack = next(i for i, b in enumerate(reads) if b is weight.buffer)
     return Contraction(spatial, reduce, vec, rows[-1], pack)
 
-
-def _uses(load: BufferLoad, v: Var) -> bool:
-    return any(analysis.uses_var(i, v) for i in load.indices)

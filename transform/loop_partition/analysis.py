@@ -25,6 +25,7 @@ from collections.abc import Iterator
 import attrs
 
 from tir import op
+from tir.analysis.var_use import uses_any_var, uses_var
 from tir.arith import Analyzer, IntervalSet, IntSet
 from tir.arith.int_set import intersect, is_neg_inf, is_pos_inf, neg_inf, pos_inf
 from tir.expr import EQ, GE, GT, LE, LT, NE, BufferLoad, Call, IntImm, Let, PrimExpr, Var
@@ -157,7 +158,7 @@ class Deducer:
 
     def deduce(self, cond: PrimExpr) -> Iterator[Partition]:
         """The partitions ``cond`` gives (none, one true, one false, or both)."""
-        if not contains(cond, lambda n: n is self.var):
+        if not uses_var(cond, self.var):
             return
         if isinstance(cond, EQ):
             both = [self._holds(GE(cond.a, cond.b)), self._holds(LE(cond.a, cond.b))]
@@ -225,15 +226,13 @@ class PartitionFinder(StmtExprVisitor):
         self.partitions: list[Partition] = []
 
     def visit_for(self, loop: For) -> None:
-        if contains(loop.min, self._outer_use) or contains(loop.extent, self._outer_use):
+        outer = [self.var, *self.inner]
+        if uses_any_var(loop.min, outer) or uses_any_var(loop.extent, outer):
             return  # TVM: a loop whose bounds depend on the var or inner loops is not entered
         self.bound_inside.add(loop.loop_var)
         self.inner[loop.loop_var] = IntSet.from_min_extent(loop.min, loop.extent)
         self.generic_visit(loop)
         del self.inner[loop.loop_var]
-
-    def _outer_use(self, n: object) -> bool:
-        return n is self.var or n in self.inner
 
     def visit_let_stmt(self, stmt: LetStmt) -> None:
         self.bound_inside.add(stmt.var)

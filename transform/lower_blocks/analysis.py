@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from tir import op
+from tir.analysis.var_use import used_var_ids, uses_only
 from tir.arith import Analyzer, estimate_region_upper_bound
 from tir.arith.int_set import is_neg_inf, is_pos_inf
 from tir.block import Block, BlockRealize
@@ -288,8 +289,7 @@ def _function_vars(func: PrimFunc) -> set[int]:
     """ids of the vars a function defines for its whole body: params, buffer shapes."""
     found: set[int] = {id(p) for p in func.params}
     for buf in func.buffer_map.values():
-        for e in (*buf.shape, *buf.strides, buf.elem_offset):
-            post_order_visit(e, lambda n: found.add(id(n)) if isinstance(n, Var) else None)
+        found |= used_var_ids((*buf.shape, *buf.strides, buf.elem_offset))
     return found
 
 
@@ -335,7 +335,7 @@ def _union_dim(ana: Analyzer, sets: list, allowed: set[int]) -> tuple | None:
     for e in highs[1:]:
         hi = op.max(hi, e)
     lo, hi = ana.simplify(lo), ana.simplify(hi)
-    if not (_uses_only(lo, allowed) and _uses_only(hi, allowed)):
+    if not (uses_only(lo, allowed) and uses_only(hi, allowed)):
         return None
     extent = ana.simplify(op.add(op.sub(hi, lo), 1))
     if not isinstance(extent, IntImm):
@@ -351,13 +351,6 @@ def _union_dim(ana: Analyzer, sets: list, allowed: set[int]) -> tuple | None:
 def _add_unique(items: list, e: PrimExpr) -> None:
     if not any(structural_equal(e, x) for x in items):
         items.append(e)
-
-
-def _uses_only(e: PrimExpr, allowed: set[int]) -> bool:
-    bad: list = []
-    post_order_visit(e, lambda n: bad.append(n)
-                     if isinstance(n, Var) and id(n) not in allowed else None)
-    return not bad
 
 
 def _smaller(region: list, shape: tuple) -> bool:

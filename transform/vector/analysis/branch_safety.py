@@ -29,8 +29,9 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
-from tir.expr import BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm, Mod, PrimExpr, Var
+from tir.expr import BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm, Mod, PrimExpr
 from tir.functor import post_order_visit
 from tir.intrin import is_pure
 from tir.stmt import (
@@ -82,10 +83,7 @@ class IfConversionRemark:
 
 def depends_on(expr: PrimExpr, dependent: set[int]) -> bool:
     """Whether ``expr`` mentions one of the vars whose ids are in ``dependent``."""
-    found = []
-    post_order_visit(expr, lambda n: found.append(n) if isinstance(n, Var)
-                     and id(n) in dependent else None)
-    return bool(found)
+    return uses_any_var(expr, dependent)
 
 
 _STMT_HAZARDS = {

@@ -52,6 +52,7 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
 from tir.expr import (
     EQ,
@@ -219,13 +220,13 @@ def _looks_like_accumulation(store: BufferStore, inner: set) -> bool:
     """The value reads the element written, at an index fixed during the loop or indirect."""
     if _own_load(store, store.value) is None:
         return False
-    return not uses(store.indices, inner) or _has_load(store.indices)
+    return not uses_any_var(store.indices, inner) or _has_load(store.indices)
 
 
 def _why_not(store: BufferStore, inner: set, loop: For, top: list,
              nested: bool = False) -> str | None:
     name = store.buffer.name
-    if _has_load(store.indices) or uses(store.indices, inner):
+    if _has_load(store.indices) or uses_any_var(store.indices, inner):
         return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
     if store.buffer.data in inner:
         return f"{name} is allocated inside the loop"
@@ -528,7 +529,7 @@ def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
         return None
     store = stores[0]
     if not _is_index_of(store.value, loop.loop_var) or store.buffer.data in inner \
-            or uses(store.indices, inner) or _has_load(store.indices) \
+            or uses_any_var(store.indices, inner) or _has_load(store.indices) \
             or _occurrences(loop.body, store.buffer.data) != (0, 1):
         return None
     head = f"if {stmt.condition}"
@@ -546,7 +547,7 @@ def _marker_test(e: PrimExpr, inner: set) -> tuple | None:
         return None
     for load, marker in ((e.a, e.b), (e.b, e.a)):
         if isinstance(load, BufferLoad) and isinstance(marker, IntImm) \
-                and not uses(load.indices, inner) and not _has_load(load.indices):
+                and not uses_any_var(load.indices, inner) and not _has_load(load.indices):
             return load, marker
     return None
 
@@ -558,7 +559,7 @@ def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
     """(Search, None), (None, reason), or None when ``stmt`` is not about a fixed element."""
     cond = stmt.condition
     for acc_right, (acc, value) in ((True, (cond.b, cond.a)), (False, (cond.a, cond.b))):
-        if isinstance(acc, BufferLoad) and not uses(acc.indices, inner) \
+        if isinstance(acc, BufferLoad) and not uses_any_var(acc.indices, inner) \
                 and not _has_load(acc.indices):
             best, first = _SEARCHES[(type(cond), acc_right)]
             reason = _search_problem(stmt, acc, value, loop)
@@ -589,7 +590,7 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
     if acc.buffer.data in inner or index.buffer.data in inner:
         return f"{head}: {acc.buffer.name} or {index.buffer.name} is allocated inside the loop"
     if index.buffer.data is acc.buffer.data or _has_load(index.indices) \
-            or uses(index.indices, inner):
+            or uses_any_var(index.indices, inner):
         return f"{head}: the index goes to an element that changes during the loop"
     if not _is_index_of(index.value, loop.loop_var):
         return f"{head}: {describe(index)} does not store the loop var {loop.loop_var.name}"
@@ -673,14 +674,6 @@ def _bound_vars(loop: For) -> set:
     return bound
 
 
-def uses(exprs, names: set) -> bool:
-    found: list = []
-    for e in exprs:
-        post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) and n in names
-                         else None)
-    return bool(found)
-
-
 def _has_load(exprs) -> bool:
     found: list = []
     for e in exprs:
@@ -697,4 +690,4 @@ def _has_vectorized_loop(body: Stmt) -> bool:
 
 __all__ = ["REDUCED_TYPES", "CombiningStore", "FirstMatch", "Reduction", "ReductionRemark",
            "Refusal", "Search", "apart", "calls", "describe", "find_reductions", "find_search",
-           "identity", "loads_of", "op_kind", "operands", "uses"]
+           "identity", "loads_of", "op_kind", "operands"]

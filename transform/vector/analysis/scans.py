@@ -27,6 +27,7 @@ from __future__ import annotations
 import attrs
 
 from tir import op
+from tir.analysis.var_use import uses_var
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, IntImm, PrimExpr
 from tir.functor import substitute
@@ -41,7 +42,6 @@ from .reductions import (
     loads_of,
     op_kind,
     operands,
-    uses,
 )
 
 
@@ -100,7 +100,7 @@ def _steps_by_one(store: BufferStore, previous: BufferLoad, loop: For) -> bool:
     analyzer = Analyzer()
     *fixed, last = store.indices
     for a, b in zip(fixed, previous.indices[:-1]):
-        if not structural_equal(a, b) or uses([a], {loop.loop_var}):
+        if not structural_equal(a, b) or uses_var(a, loop.loop_var):
             return False
     var = loop.loop_var
     step = analyzer.simplify(op.sub(substitute(last, {var: op.add(var, 1)}), last))

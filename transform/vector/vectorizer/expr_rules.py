@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from tir import dtype as dt
 from tir import op
+from tir.analysis.var_use import uses_var
 from tir.arith import Analyzer
 from tir.expr import (
     EQ,
@@ -63,7 +64,7 @@ from tir.expr import (
     Sub,
     Var,
 )
-from tir.functor import StmtExprMutator, post_order_visit
+from tir.functor import StmtExprMutator
 from tir.intrin import is_elementwise, is_pure
 
 from ..analysis.branch_safety import divisor_needs_guard, is_in_bounds
@@ -550,7 +551,7 @@ class ExprVectorizer(StmtExprMutator):
         """Which indices of an access the var widened; the buffer must not vary, and
         without ``any_dim`` only the last index may widen (TVM's rule)."""
         if id(buffer) not in self._buffers_checked:
-            if _mentions(buffer, self.var):
+            if uses_var((*buffer.shape, *buffer.strides, buffer.elem_offset), self.var):
                 raise VectorizeError(self.var.name, f"the shape, strides or offset of buffer "
                                      f"{buffer.name} depend on the loop var")
             self._buffers_checked.add(id(buffer))
@@ -594,14 +595,6 @@ class ExprVectorizer(StmtExprMutator):
                    for n_, o_, w in zip(new, old, widened)):
             return None
         return [n_.value if w else n_ for n_, w in zip(new, widened)]
-
-
-def _mentions(buffer, var: Var) -> bool:
-    """Whether ``var`` occurs in the shape, strides or element offset of ``buffer``."""
-    found = []
-    for e in (*buffer.shape, *buffer.strides, buffer.elem_offset):
-        post_order_visit(e, lambda n: found.append(n) if n is var else None)
-    return bool(found)
 
 
 def _add_sub_ramps(a: PrimExpr, b: PrimExpr, fn: Callable) -> PrimExpr | None:

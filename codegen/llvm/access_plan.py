@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from tir import dtype as dt
 from tir import op as tir_op
+from tir.analysis.linear_form import is_widening_int_cast
 from tir.expr import (
     Add,
     Broadcast,
@@ -150,14 +151,9 @@ def _scalar_form(e: PrimExpr) -> Form:
             return _scalar_form(e.a).scaled(e.b.value)
         if isinstance(e.a, IntImm):
             return _scalar_form(e.b).scaled(e.a.value)
-    if isinstance(e, Cast) and _widening_int_cast(e):
+    if isinstance(e, Cast) and is_widening_int_cast(e):
         return _scalar_form(e.value)
     return Form({_Atom(e): 1})
-
-
-def _widening_int_cast(e: Cast) -> bool:
-    src, dst = dt.DataType(e.value.dtype), dt.DataType(e.dtype)
-    return (src.is_int and dst.is_int and dst.bits >= src.bits)
 
 
 def lane_forms(e: PrimExpr) -> list[Form] | None:
@@ -181,7 +177,7 @@ def lane_forms(e: PrimExpr) -> list[Form] | None:
         return [x.plus(y, sign) for x, y in zip(a, b)]
     if isinstance(e, Mul):
         return _mul_forms(e)
-    if isinstance(e, Cast) and _widening_int_cast(e):
+    if isinstance(e, Cast) and is_widening_int_cast(e):
         return lane_forms(e.value)
     if isinstance(e, Shuffle):
         parts = [lane_forms(v) for v in e.vectors]

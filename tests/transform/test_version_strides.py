@@ -9,9 +9,10 @@ import codegen
 import tir
 import transform
 from tir import ir_builder
+from tir.analysis import linear_coefficient
 from tir.stmt import For, ForKind, IfThenElse
 from tir.structural import assert_structural_equal
-from transform.vector.analysis.strides import MAX_FAST_STRIDE, linear_coefficient
+from transform.vector.analysis.strides import MAX_FAST_STRIDE
 
 F32 = "float32"
 BITS = codegen.Target("llvm").vector_width_bits

@@ -30,8 +30,9 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.analysis.linear_form import int_const, is_widening_int_cast
+from tir.analysis.var_use import uses_any_var
 from tir.expr import Add, Broadcast, Cast, IntImm, Mul, PrimExpr, Ramp, Sub, Var
-from tir.functor import ExprVisitor
 
 from ..vectorizer.lanes import lanes
 
@@ -77,45 +78,17 @@ def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine |
         return _combine(a, b, 1 if isinstance(e, Add) else -1)
     if isinstance(e, Mul):
         scaled = _scaled(e, loop_vars, bound)
-        if scaled is None and lanes(e) == 1 and not _mentions(e, loop_vars):
+        if scaled is None and lanes(e) == 1 and not uses_any_var(e, loop_vars):
             return Affine({}, (), e)  # a product of invariants, such as i * (vscale() * 4)
         return scaled
     if isinstance(e, Ramp):
         return _ramp(e, loop_vars, bound)
     if isinstance(e, Broadcast):
         return affine(e.value, loop_vars, bound)
-    if isinstance(e, Cast) and _widening_int_cast(e):
+    if isinstance(e, Cast) and is_widening_int_cast(e):
         return affine(e.value, loop_vars, bound)
-    if lanes(e) == 1 and not _mentions(e, loop_vars):
+    if lanes(e) == 1 and not uses_any_var(e, loop_vars):
         return Affine({}, (), e)
-    return None
-
-
-def linear_in_vars(e: PrimExpr) -> tuple[dict, int] | None:
-    """``e`` as ``sum(c * var) + const`` over its vars (``{id(var): c}``, const), or None."""
-    if isinstance(e, IntImm):
-        return {}, e.value
-    if isinstance(e, Var):
-        return {id(e): 1}, 0
-    if isinstance(e, Cast) and _widening_int_cast(e):
-        return linear_in_vars(e.value)
-    if isinstance(e, (Add, Sub)):
-        a, b = linear_in_vars(e.a), linear_in_vars(e.b)
-        if a is None or b is None:
-            return None
-        sign = 1 if isinstance(e, Add) else -1
-        coeffs = dict(a[0])
-        for key, c in b[0].items():
-            coeffs[key] = coeffs.get(key, 0) + sign * c
-        return coeffs, a[1] + sign * b[1]
-    if isinstance(e, Mul):
-        const, other = _int_const(e.b), e.a
-        if const is None:
-            const, other = _int_const(e.a), e.b
-        inner = None if const is None else linear_in_vars(other)
-        if inner is None:
-            return None
-        return {key: c * const for key, c in inner[0].items()}, inner[1] * const
     return None
 
 
@@ -130,15 +103,15 @@ def _free(e: PrimExpr, bound: Bounder) -> Affine | None:
 
 def _scaled(e: Mul, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
     """``c * x`` or ``x * c`` with a constant ``c``: the form of ``x`` scaled by ``c``."""
-    const, other = _int_const(e.b), e.a
+    const, other = int_const(e.b), e.a
     if const is None:
-        const, other = _int_const(e.a), e.b
+        const, other = int_const(e.a), e.b
     inner = None if const is None else affine(other, loop_vars, bound)
     return None if inner is None else _combine(_zero_like(inner), inner, const)
 
 
 def _ramp(e: Ramp, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
-    stride = _int_const(e.stride)
+    stride = int_const(e.stride)
     if stride is None or not isinstance(e.lanes, int):
         return None
     base = affine(e.base, loop_vars, bound)
@@ -170,41 +143,6 @@ def add_scaled(a: PrimExpr, b: PrimExpr, scale: int) -> PrimExpr:
     if scale == -1:
         return op.sub(a, b)
     return op.add(a, op.mul(b, op.const(scale, b.dtype)))
-
-
-def _int_const(e: PrimExpr) -> int | None:
-    if isinstance(e, Broadcast):
-        e = e.value
-    return e.value if isinstance(e, IntImm) else None
-
-
-def _widening_int_cast(e: Cast) -> bool:
-    """A signed-int to signed-int cast that cannot change the value of an index."""
-    src, dst = dt.DataType(e.value.dtype), dt.DataType(e.dtype)
-    return src.type_code == dst.type_code == "int" and dst.bits >= src.bits
-
-
-class _Mentions(ExprVisitor):
-    """Finds whether an expression uses one of a set of vars (stops at the first)."""
-
-    def __init__(self, var_ids: set[int]):
-        self.var_ids = var_ids
-
-    def visit_var(self, node: Var) -> None:
-        if id(node) in self.var_ids:
-            raise _Found
-
-
-class _Found(Exception):
-    pass
-
-
-def _mentions(e: PrimExpr, loop_vars: set[int]) -> bool:
-    try:
-        _Mentions(loop_vars).visit_expr(e)
-    except _Found:
-        return True
-    return False
 
 
 # ---------------------------------------------------------------- the equation

@@ -37,6 +37,7 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
+from tir.analysis.linear_form import linear_form
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import post_order_visit
@@ -51,7 +52,6 @@ from .dependence import (
     Term,
     add_scaled,
     affine,
-    linear_in_vars,
     may_be_zero,
 )
 from .pair_buckets import Key, candidate_pairs, residue_key
@@ -347,9 +347,12 @@ class PairTest:
         return Delta(*ends)
 
     def _linear(self, e: PrimExpr) -> tuple[dict, int] | None:
-        """``linear_in_vars(e)``, computed once per expression."""
+        """``e`` as ``sum(c * var) + const`` over all its vars (``{id(var): c}``, const), or
+        None, computed once per expression."""
         if id(e) not in self._linear_memo:  # (the entry keeps e alive: its id stays its own)
-            self._linear_memo[id(e)] = (e, linear_in_vars(e))
+            form = linear_form(e)
+            linear = None if form is None or form.terms else (form.coeffs, form.const)
+            self._linear_memo[id(e)] = (e, linear)
         return self._linear_memo[id(e)][1]
 
     def _stable(self, e: PrimExpr) -> bool:

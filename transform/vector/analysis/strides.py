@@ -38,10 +38,11 @@ import itertools
 
 import attrs
 
-from tir import dtype as dt
 from tir import op
+from tir.analysis.linear_form import linear_coefficient
+from tir.analysis.var_use import used_vars
 from tir.arith import Analyzer
-from tir.expr import Add, BufferLoad, Cast, IntImm, Let, Mul, PrimExpr, Sub, Var
+from tir.expr import BufferLoad, IntImm, Let, PrimExpr, Var
 from tir.functor import post_order_visit, substitute
 from tir.stmt import Allocate, For, ForKind, LetStmt
 
@@ -106,30 +107,6 @@ class _Strided:
     coeffs: dict  # id(loop var) -> [coefficient of each dimension]
     innermost: Var
     vars: tuple  # the scalar vars its coefficients use, in order of appearance
-
-
-def linear_coefficient(e: PrimExpr, var: Var) -> PrimExpr | None:
-    """The coefficient of ``var`` in ``e`` when ``e`` is affine in it (any expression not
-    using ``var`` may multiply it), else None: ``b + (i + 1) * s`` gives ``s`` for ``i``."""
-    if not _mentions(e, var):
-        return op.const(0, e.dtype)
-    if isinstance(e, Var):
-        return op.const(1, e.dtype)
-    if isinstance(e, (Add, Sub)):
-        a, b = linear_coefficient(e.a, var), linear_coefficient(e.b, var)
-        if a is None or b is None:
-            return None
-        return op.add(a, b) if isinstance(e, Add) else op.sub(a, b)
-    if isinstance(e, Mul):
-        for x, factor in ((e.a, e.b), (e.b, e.a)):
-            if not _mentions(factor, var):
-                inner = linear_coefficient(x, var)
-                return None if inner is None else op.mul(inner, factor)
-        return None
-    if isinstance(e, Cast) and _widening_int_cast(e):
-        inner = linear_coefficient(e.value, var)
-        return None if inner is None else op.cast(e.dtype, inner)
-    return None
 
 
 def plan_versioning(loop: For, analyzer: Analyzer, outer_loop_vars: set[int]) -> StridePlan:
@@ -198,11 +175,7 @@ def _strided(loop: For, access: Access, analyzer: Analyzer) -> _Strided | str | 
         return None
     if any(_reads_memory(c) for c in symbolic):
         return "reads memory"
-    names: list[Var] = []
-    for c in symbolic:
-        post_order_visit(c, lambda n: names.append(n) if isinstance(n, Var) and all(
-            n is not m for m in names) else None)
-    return _Strided(access, coeffs, vectorized[-1], tuple(names))
+    return _Strided(access, coeffs, vectorized[-1], tuple(used_vars(symbolic)))
 
 
 def _best_choice(strided: list[_Strided], candidates: list[Var],
@@ -280,18 +253,6 @@ def _bound_inside(loop: For) -> set[int]:
     return found
 
 
-def _widening_int_cast(e: Cast) -> bool:
-    """A signed-int to signed-int cast that keeps every value (it scales nothing)."""
-    src, dst = dt.DataType(e.value.dtype), dt.DataType(e.dtype)
-    return src.type_code == dst.type_code == "int" and dst.bits >= src.bits
-
-
-def _mentions(e: PrimExpr, var: Var) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if n is var else None)
-    return bool(found)
-
-
 def _reads_memory(e: PrimExpr) -> bool:
     found = []
     post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
@@ -303,6 +264,5 @@ __all__ = [
     "MAX_VERSIONED_VARS",
     "FastAccess",
     "StridePlan",
-    "linear_coefficient",
     "plan_versioning",
 ]

@@ -13,14 +13,12 @@ Both sides import it, neither imports the other (``llvm/`` emits, ``runtime/`` c
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from llvmlite import ir
 
+from tir.analysis.var_use import used_vars
 from tir.buffer import Buffer
-from tir.expr import PrimExpr, Var
 from tir.function import PrimFunc
-from tir.functor import post_order_visit
 
 from .ir_types import I8, ir_type
 
@@ -47,23 +45,12 @@ def native_param_type(dtype: str) -> ir.Type:
 
 def hidden_vars_of(func: PrimFunc) -> tuple:
     """Symbolic vars of the buffer shapes/strides/offsets that are not params, in order."""
-    found: list = []
+    exprs: list = []
     for param in func.params:
         buf = func.buffer_map.get(param)
         if buf is not None:
-            for e in _buffer_exprs(buf):
-                _collect_vars(e, found)
-    return tuple(v for v in found if not any(v is p for p in func.params))
-
-
-def _collect_vars(expr: PrimExpr, out: list) -> None:
-    """Append the Vars of ``expr`` to ``out`` in order of first appearance."""
-
-    def visit(node: Any) -> None:
-        if isinstance(node, Var) and not any(node is v for v in out):
-            out.append(node)
-
-    post_order_visit(expr, visit)
+            exprs.extend(_buffer_exprs(buf))
+    return tuple(v for v in used_vars(exprs) if not any(v is p for p in func.params))
 
 
 def _buffer_exprs(buf: Buffer) -> list:

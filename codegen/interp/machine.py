@@ -18,9 +18,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tir import dtype as dt
+from tir.analysis.var_use import used_vars
 from tir.buffer import Buffer
 from tir.expr import IntImm, Var
-from tir.functor import method_name, post_order_visit
+from tir.functor import method_name
 from tir.stmt import loop_bounds_error, negative_extent_message
 
 from . import memory, values
@@ -355,9 +356,7 @@ class Machine:
 
     def _depends_only_on_entry(self, buf: Buffer) -> bool:
         """Whether the layout of ``buf`` can be cached for the whole call."""
-        free: list = []
-        for e in list(buf.shape) + list(buf.strides) + [buf.elem_offset]:
-            post_order_visit(e, lambda n: free.append(n) if isinstance(n, Var) else None)
+        free = used_vars([*buf.shape, *buf.strides, buf.elem_offset])
         return all(v in self._entry_vars for v in free)
 
 

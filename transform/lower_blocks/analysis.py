@@ -19,14 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from tir import op
-from tir.analysis.var_use import used_var_ids, uses_only
+from tir.analysis.var_use import used_var_ids, used_vars, uses_only
 from tir.arith import Analyzer, estimate_region_upper_bound
 from tir.arith.int_set import is_neg_inf, is_pos_inf
 from tir.block import Block, BlockRealize
 from tir.buffer import Buffer
 from tir.expr import BufferLoad, IntImm, PrimExpr, Var
 from tir.function import PrimFunc
-from tir.functor import StmtExprVisitor, StmtVisitor, deep_recursion, post_order_visit, substitute
+from tir.functor import StmtExprVisitor, StmtVisitor, deep_recursion, substitute
 from tir.range import Range
 from tir.stmt import BufferStore, For
 from tir.structural import structural_equal
@@ -107,10 +107,7 @@ class _LCADetector(ScopeNumbering, StmtExprVisitor):
         self.ceiling.pop()
 
     def _loops_in(self, e: PrimExpr) -> list[int]:
-        out: list[int] = []
-        post_order_visit(e, lambda n: out.append(self.loop_depth[id(n)])
-                         if isinstance(n, Var) and id(n) in self.loop_depth else None)
-        return out
+        return [self.loop_depth[id(v)] for v in used_vars(e) if id(v) in self.loop_depth]
 
     def visit_block(self, s: Block) -> None:
         self.stack.append(self.enter_scope())

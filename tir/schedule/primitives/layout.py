@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...analysis.var_use import used_var_ids, used_vars
 from ...arith import Analyzer, IntervalSet
 from ...arith.int_set import is_neg_inf, is_pos_inf
 from ...block import Block
@@ -183,11 +184,9 @@ def _check_free_vars(func: PrimFunc, old_vars: list[Var], exprs: list[PrimExpr],
     allowed = {id(v) for v in old_vars} | {id(p) for p in func.params}
     for b in func.buffer_map.values():
         for dim in b.shape:
-            post_order_visit(dim, lambda n: allowed.add(id(n)) if isinstance(n, Var) else None)
+            allowed |= used_var_ids(dim)
     for e in exprs:
-        bad: list[Var] = []
-        post_order_visit(e, lambda n: bad.append(n) if isinstance(n, Var)
-                         and id(n) not in allowed else None)
+        bad = [v for v in used_vars(e) if id(v) not in allowed]
         if bad:
             raise fail("transform_layout", where, f"the new index {e} uses {bad[0].name}, which "
                        "is neither an old index nor a parameter of the function")

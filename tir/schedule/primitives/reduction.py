@@ -13,10 +13,11 @@ name, stay valid.
 
 from __future__ import annotations
 
+from ...analysis.var_use import used_vars
 from ...block import Block, BlockRealize, IterVar
 from ...expr import And, PrimExpr, Var
 from ...function import PrimFunc
-from ...functor import post_order_visit, substitute
+from ...functor import substitute
 from ...node import replace
 from ...op import const, is_const_int
 from ...stmt import For, SeqStmt, Stmt
@@ -61,7 +62,7 @@ def _check_height(realize: BlockRealize, loops: list[For], at: int, loop: Var) -
     for iv, value in zip(realize.block.iter_vars, realize.iter_values):
         if not iv.is_reduce:
             continue
-        for v in _vars(value):
+        for v in used_vars(value):
             if id(v) in above:
                 raise fail("decompose_reduction", f"loop {loop.name}",
                            f"is below loop {v.name}, which the reduction iter var "
@@ -80,7 +81,7 @@ def _init_nest(realize: BlockRealize, loops: list[For], name: str) -> Stmt:
         ivs.append(IterVar(iv.dom, fresh, iv.iter_type, iv.thread_tag))
         values.append(value)
         vmap[iv.var] = fresh
-    used = {id(v) for value in values for v in _vars(value)}
+    used = {id(v) for value in values for v in used_vars(value)}
     chosen = [f for f in loops if id(f.loop_var) in used]
     dropped = {id(f.loop_var) for f in loops if id(f.loop_var) not in used}
     predicate = _keep_conjuncts(realize.predicate, dropped)
@@ -104,14 +105,8 @@ def _keep_conjuncts(pred: PrimExpr, dropped: set[int]) -> PrimExpr:
             stack += [e.b, e.a]
         else:
             parts.append(e)
-    kept = [p for p in parts if not any(id(v) in dropped for v in _vars(p))]
+    kept = [p for p in parts if not any(id(v) in dropped for v in used_vars(p))]
     out: PrimExpr = const(True)
     for p in kept:
         out = p if is_const_int(out, 1) else And(out, p)
-    return out
-
-
-def _vars(e: PrimExpr) -> list[Var]:
-    out: list[Var] = []
-    post_order_visit(e, lambda n: out.append(n) if isinstance(n, Var) else None)
     return out

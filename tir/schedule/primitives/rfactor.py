@@ -38,6 +38,7 @@ from typing import Any, Callable
 import attrs
 
 from ... import dtype as dt
+from ...analysis.var_use import used_vars
 from ...arith import Analyzer
 from ...block import Block, BlockRealize, IterVar, IterVarType
 from ...buffer import Buffer, decl_buffer
@@ -148,13 +149,6 @@ def _loads(e: PrimExpr, buf: Buffer) -> bool:
     return bool(found)
 
 
-def _vars(e: Any) -> list[Var]:
-    """The vars of ``e``, first use first, each once."""
-    out: dict[int, Var] = {}
-    post_order_visit(e, lambda n: out.setdefault(id(n), n) if isinstance(n, Var) else None)
-    return list(out.values())
-
-
 # ------------------------------------------------------------------ checks
 
 
@@ -196,7 +190,7 @@ def _touched(realize: BlockRealize) -> tuple[dict[int, str], dict[int, str]]:
     reduce: dict[int, str] = {}
     for iv, value in zip(realize.block.iter_vars, realize.iter_values):
         side = reduce if iv.is_reduce else spatial
-        for v in _vars(value):
+        for v in used_vars(value):
             side.setdefault(id(v), iv.var.name)
     return spatial, reduce
 
@@ -245,7 +239,7 @@ def _check_invariant_ranges(loops: list[For], rf: For, realize: BlockRealize,
     for f in loops:
         if id(f.loop_var) not in reduce:
             continue
-        used = [v for v in _vars(f.min) + _vars(f.extent) if id(v) in loop_ids]
+        used = [v for v in used_vars(f.min) + used_vars(f.extent) if id(v) in loop_ids]
         if used:
             raise fail("rfactor", f"loop {f.loop_var.name} of block {realize.block.name_hint}",
                        f"its range depends on loop {used[0].name}")
@@ -308,7 +302,7 @@ def rfactor(func: PrimFunc, loop: Var, factor_axis: int = 0) -> tuple[PrimFunc, 
 def _check_init(block: Block, where: str) -> None:
     """The write-back block runs the init once per output: it may not use reduction iter vars."""
     reduce_ids = {id(iv.var) for iv in block.iter_vars if iv.is_reduce}
-    used = [v for v in _vars(block.init) if id(v) in reduce_ids]
+    used = [v for v in used_vars(block.init) if id(v) in reduce_ids]
     if used:
         raise fail("rfactor", where, f"the block's init uses the reduction iter var "
                    f"{used[0].name}")
@@ -345,12 +339,12 @@ def _rf_stage(realize: BlockRealize, loops: list[For], rf_loop: For, red: _Reduc
     loop2iter: dict[int, Var] = {id(rf_loop.loop_var): rf_iv.var}
     ivs, values, vmap = [rf_iv], [rf_loop.loop_var], {}
     for iv, value in zip(realize.block.iter_vars, realize.iter_values):
-        if not iv.is_reduce or id(rf_loop.loop_var) not in {id(v) for v in _vars(value)}:
+        if not iv.is_reduce or id(rf_loop.loop_var) not in {id(v) for v in used_vars(value)}:
             ivs.append(iv)
             values.append(value)
             continue
         # split this iter var into one reduction iter var per loop of its binding
-        for v in _vars(value):
+        for v in used_vars(value):
             if id(v) in by_var and id(v) not in loop2iter:
                 new = _iter_of(by_var[id(v)], IterVarType.CommReduce)
                 loop2iter[id(v)] = new.var

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tir.expr import Var
-from tir.functor import post_order_visit
+from tir.analysis.var_use import used_vars
 from tir.schedule import Schedule, tree
 
 from ..block_kinds import BlockKind
@@ -64,7 +63,7 @@ def _vectorize_partials(sch: Schedule, block: Any) -> None:
     realize = tree.find_block(sch.func, block.name)
     loops = sch.get_loops(block)[1:]  # under the row loop
     spatial = {id(v) for iv, val in zip(realize.block.iter_vars, realize.iter_values)
-               if not iv.is_reduce for v in _vars(val)}
+               if not iv.is_reduce for v in used_vars(val)}
     lane_loops = [lp for lp in loops if id(lp.var) in spatial]
     if len(lane_loops) != 1:
         return
@@ -72,12 +71,6 @@ def _vectorize_partials(sch: Schedule, block: Any) -> None:
     if others:
         sch.reorder(*others, lane_loops[0])
     sch.vectorize(lane_loops[0])
-
-
-def _vars(e: Any) -> list:
-    out: list = []
-    post_order_visit(e, lambda n: out.append(n) if isinstance(n, Var) else None)
-    return out
 
 
 def _vectorize_inner(sch: Schedule, loop: Any, extent: int, lanes: int, sampler: Sampler) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 
 from tir import op
+from tir.analysis.var_use import uses_any_var
 from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import StmtExprMutator, deep_recursion, post_order_visit, substitute
 from tir.node import replace
@@ -117,16 +118,7 @@ class Vectorizer(ExprVectorizer):
         return For(index, self.min, extent, ForKind.SERIAL, body)
 
     def _uses_widened_let(self, stmt: Stmt) -> bool:
-        if not self.let_map:
-            return False
-        found = []
-
-        def check(node):
-            if isinstance(node, Var) and id(node) in self.let_map:
-                found.append(node)
-
-        post_order_visit(stmt, check)
-        return bool(found)
+        return uses_any_var(stmt, self.let_map.keys())
 
     # ------------------------------------------------------------ stores and evaluation
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from target import current_target, has_sve
 from tir import op
+from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, PrimExpr, Select, Var
 from tir.function import IRModule, PrimFunc
@@ -60,7 +61,6 @@ from ..remarks import emit_remark
 from .analysis.branch_safety import (
     IfConversionRemark,
     condition_is_clobbered,
-    depends_on,
     divisor_needs_guard,
     is_in_bounds,
     same_location_stores,
@@ -196,12 +196,12 @@ class _IfConverter(StmtMutator):
                 self.loops.pop()
 
     def visit_let_stmt(self, node: LetStmt) -> Stmt:
-        if depends_on(node.value, self.dependent):
+        if uses_any_var(node.value, self.dependent):
             self.dependent.add(id(node.var))
         return self.generic_visit(node)
 
     def visit_if_then_else(self, node: IfThenElse) -> Stmt:
-        if id(node) in self.tail_guards or not depends_on(node.condition, self.dependent):
+        if id(node) in self.tail_guards or not uses_any_var(node.condition, self.dependent):
             return self._keep(node)
         if self.predicate and self._is_lane_guard(node):
             return self._keep(node)  # TVM's buffer-level predication takes it
@@ -216,7 +216,7 @@ class _IfConverter(StmtMutator):
 
     def _is_lane_guard(self, node: IfThenElse) -> bool:
         return is_tail_guard(node, self.loops[-1].loop_var, self.analyzer,
-                             lambda e: depends_on(e, self.dependent))
+                             lambda e: uses_any_var(e, self.dependent))
 
     def _keep(self, node: IfThenElse) -> Stmt:
         """An ``if`` that stays: its condition holds in its then-branch on every lane

@@ -29,7 +29,6 @@ import attrs
 
 from tir import dtype as dt
 from tir import op
-from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
 from tir.expr import BufferLoad, Call, Div, FloorDiv, FloorMod, IntImm, Mod, PrimExpr
 from tir.functor import post_order_visit
@@ -79,11 +78,6 @@ class IfConversionRemark:
 
     def __repr__(self) -> str:
         return repr(str(self))
-
-
-def depends_on(expr: PrimExpr, dependent: set[int]) -> bool:
-    """Whether ``expr`` mentions one of the vars whose ids are in ``dependent``."""
-    return uses_any_var(expr, dependent)
 
 
 _STMT_HAZARDS = {
@@ -193,7 +187,6 @@ __all__ = [
     "INT_DIVISIONS",
     "IfConversionRemark",
     "condition_is_clobbered",
-    "depends_on",
     "divisor_needs_guard",
     "is_in_bounds",
     "same_location_stores",

@@ -1,4 +1,4 @@
-"""The native thread pool of parallel loops (codegen/runtime/parallel.py, codegen/runtime/pool_ir.py).
+"""The native thread pool of parallel loops (codegen/runtime/: parallel.py, pool_ir.py).
 
 Random parallel nests agree with the serial build and the interpreter at any
 thread count; errors in a task are the caller's exception; several Python

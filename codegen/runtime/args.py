@@ -401,38 +401,60 @@ class ArgBinder:
         values = list(args)
         var_values: dict = {}
         origin: dict = {}  # var -> (spec, value, kind, axis) or None for a scalar param
-        for index, param in enumerate(func.params):
-            if index not in self._specs:
-                values[index] = value = check_scalar(name, param, args[index])
-                if not dt.DataType(param.dtype).is_handle:
-                    var_values[param] = value
-                    origin[param] = None
+        self._bind_scalars(args, values, var_values, origin)
+        pending = self._bind_arrays(args, var_values, origin)
+        self._check_pending(pending, var_values)
+        for i, j in self.overlap_pairs:  # last, as in the native checks
+            check_overlap(name, self._specs[i], self._specs[j], args[i], args[j])
+        return BoundArgs(tuple(values), var_values, self.hidden_vars)
+
+    def _bind_scalars(self, args: tuple, values: list, var_values: dict, origin: dict) -> None:
+        """Check the scalar params; bind each non-handle one to its var."""
+        for index, param in enumerate(self.func.params):
+            if index in self._specs:
+                continue
+            values[index] = value = check_scalar(self.name, param, args[index])
+            if not dt.DataType(param.dtype).is_handle:
+                var_values[param] = value
+                origin[param] = None
+
+    def _bind_arrays(self, args: tuple, var_values: dict, origin: dict) -> list:
+        """Check the array params and bind the vars their shapes and strides name.
+
+        Returns the facts given by a compound expression (``n * 2``), checked once
+        every plain var is bound.
+        """
         pending = []
         for index, spec in self._specs.items():
             value = args[index]
             self._check_array(spec, value)
             for kind, axis, expr in spec.symbolic:
                 got = spec.actual(value, kind, axis)
-                if not isinstance(expr, Var):
+                if isinstance(expr, Var):
+                    self._bind_var(expr, got, (spec, value, kind, axis), var_values, origin)
+                else:
                     pending.append((expr, got, spec, value, kind, axis))
-                    continue
-                known = var_values.get(expr)
-                if known is None:
-                    var_values[expr] = got
-                    origin[expr] = (spec, value, kind, axis)
-                elif known != got:
-                    what = spec.describe(value, kind, axis)
-                    raise self._disagree(expr, known, origin[expr], what)
+        return pending
+
+    def _bind_var(self, var: Var, got: int, where: tuple, var_values: dict, origin: dict) -> None:
+        """Bind ``var`` to ``got`` on first sight; later sights must agree with it."""
+        known = var_values.get(var)
+        if known is None:
+            var_values[var] = got
+            origin[var] = where
+        elif known != got:
+            spec, value, kind, axis = where
+            raise self._disagree(var, known, origin[var], spec.describe(value, kind, axis))
+
+    def _check_pending(self, pending: list, var_values: dict) -> None:
+        """Each compound shape or stride expression must equal what the array has."""
         for expr, got, spec, value, kind, axis in pending:
             want = _eval_index(expr, var_values)
             if want is None:
-                raise ValueError(f"{name}: cannot determine {expr} from the arguments")
+                raise ValueError(f"{self.name}: cannot determine {expr} from the arguments")
             if want != got:
                 what = spec.describe(value, kind, axis)
-                raise ValueError(f"{name}: {what} does not match {expr} = {want}")
-        for i, j in self.overlap_pairs:  # last, as in the native checks
-            check_overlap(name, self._specs[i], self._specs[j], args[i], args[j])
-        return BoundArgs(tuple(values), var_values, self.hidden_vars)
+                raise ValueError(f"{self.name}: {what} does not match {expr} = {want}")
 
     def _viewed(self, args: tuple) -> tuple:
         """``args`` with each array param given through DLPack as an ndarray view."""

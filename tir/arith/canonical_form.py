@@ -17,11 +17,12 @@ refuses a constant that does not fit the dtype (``Unrepresentable``).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from .. import dtype as dt
 from .. import op
-from ..expr import Add, Div, FloorDiv, IntImm, Mod, Mul, PrimExpr, Sub
+from ..expr import Add, Div, FloorDiv, FloorMod, IntImm, Mod, Mul, PrimExpr, Sub
 
 #: ``upper_factor`` of a split without a modulus.
 INF = math.inf
@@ -293,41 +294,94 @@ def _const(e: Any) -> int | None:
     return e.value if type(e) is IntImm else None
 
 
+#: How each binary node folds two constants (the divisions after a zero check).
+_CONST_FOLD = {
+    Add: operator.add,
+    Sub: operator.sub,
+    Mul: operator.mul,
+    Div: cdiv,
+    Mod: cmod,
+    FloorDiv: operator.floordiv,
+    FloorMod: operator.mod,  # Python's % rounds the quotient down, as floormod does
+}
+
+
 def try_fold(cls: type, a: Any, b: Any) -> PrimExpr | None:
     """TVM's ``TryConstFold`` on canonical operands: constants and identities only."""
     ca, cb = _const(a), _const(b)
     if ca is not None and cb is not None:
-        dtype = a.dtype
-        if cls is Add:
-            return make_const(dtype, ca + cb)
-        if cls is Sub:
-            return make_const(dtype, ca - cb)
-        if cls is Mul:
-            return make_const(dtype, ca * cb)
-        if cb == 0:
-            return None
-        if cls is Div:
-            return make_const(dtype, cdiv(ca, cb))
-        if cls is Mod:
-            return make_const(dtype, cmod(ca, cb))
-        if cls is FloorDiv:
-            return make_const(dtype, ca // cb)
-        return make_const(dtype, ca % cb)
+        return _fold_constants(cls, a.dtype, ca, cb)
     if cls is Add:
         return b if ca == 0 else a if cb == 0 else None
     if cls is Sub:
         return a if cb == 0 else None
     if cls is Mul:
-        if ca == 1 or cb == 0:
-            return b
-        if ca == 0 or cb == 1:
-            return a
+        return _fold_mul_identity(a, b, ca, cb)
+    return _fold_division_identity(cls, a, ca, cb)
+
+
+def _fold_constants(cls: type, dtype: str, ca: int, cb: int) -> PrimExpr | None:
+    """``ca <cls> cb`` as a constant; None for a division by zero (left to the runtime)."""
+    if cb == 0 and cls not in (Add, Sub, Mul):
         return None
+    return make_const(dtype, _CONST_FOLD[cls](ca, cb))
+
+
+def _fold_mul_identity(a: Any, b: Any, ca: int | None, cb: int | None) -> PrimExpr | None:
+    """``1 * b``, ``a * 0`` -> ``b`` / ``a``; ``0 * b``, ``a * 1`` -> ``a``."""
+    if ca == 1 or cb == 0:
+        return b
+    if ca == 0 or cb == 1:
+        return a
+    return None
+
+
+def _fold_division_identity(cls: type, a: Any, ca: int | None, cb: int | None) -> PrimExpr | None:
+    """``0 / b`` -> ``0``; ``a / 1`` -> ``a`` and ``a % 1`` -> ``0``."""
     if ca == 0:
         return a
     if cb == 1:
         return a if cls in (Div, FloorDiv) else make_const(a.dtype, 0)
     return None
+
+
+def _scale_and_factors(e: PrimExpr) -> tuple[int, list]:
+    """The product of ``e``'s constant factors, and its other factors left to right."""
+    scale, prods = 1, []
+    for f in factors(e):
+        if type(f) is IntImm:
+            scale *= f.value
+        else:
+            prods.append(f)
+    return scale, prods
+
+
+def _take_common(lhs_prods: list, rhs_prods: list, structure_id: Any) -> tuple[list, list]:
+    """Match each rhs factor with a structurally equal lhs factor, at most once each.
+
+    Matched lhs factors become None in ``lhs_prods``. Returns the matched
+    factors and the unmatched rhs factors, both in rhs order.
+    """
+    common, rest = [], []
+    for f in rhs_prods:
+        sid = structure_id(f)
+        for i, g in enumerate(lhs_prods):
+            if g is not None and structure_id(g) == sid:
+                lhs_prods[i] = None
+                common.append(f)
+                break
+        else:
+            rest.append(f)
+    return common, rest
+
+
+def _product(dtype: str, prods: list) -> PrimExpr:
+    """``1 * f0 * f1 * ...``, the left fold ``op.mul`` simplifies as it goes."""
+    res: PrimExpr = make_const(dtype, 1)
+    for f in prods:
+        if f is not None:
+            res = op.mul(res, f)
+    return res
 
 
 def prod_div_simplify(lhs: PrimExpr, rhs: PrimExpr, structure_id: Any) -> tuple | None:
@@ -338,40 +392,15 @@ def prod_div_simplify(lhs: PrimExpr, rhs: PrimExpr, structure_id: Any) -> tuple 
     """
     if type(rhs) is IntImm:
         return None  # constant divisors are the splits' business
-    lhs_prods: list = []
-    lhs_scale = 1
-    for f in factors(lhs):
-        if type(f) is IntImm:
-            lhs_scale *= f.value
-        else:
-            lhs_prods.append(f)
-    dtype = rhs.dtype
-    new_rhs: PrimExpr = make_const(dtype, 1)
-    common: PrimExpr = make_const(dtype, 1)
-    rhs_scale = 1
-    eliminated = 0
-    for f in factors(rhs):
-        if type(f) is IntImm:
-            rhs_scale *= f.value
-            continue
-        sid = structure_id(f)
-        for i, g in enumerate(lhs_prods):
-            if g is not None and structure_id(g) == sid:
-                lhs_prods[i] = None
-                eliminated += 1
-                common = op.mul(common, f)
-                break
-        else:
-            new_rhs = op.mul(new_rhs, f)
+    lhs_scale, lhs_prods = _scale_and_factors(lhs)
+    rhs_scale, rhs_prods = _scale_and_factors(rhs)
+    common, rest = _take_common(lhs_prods, rhs_prods, structure_id)
     g = math.gcd(lhs_scale, rhs_scale)
-    if eliminated == 0 and g == 1:
+    if not common and g == 1:
         return None
     if g:
         lhs_scale, rhs_scale = cdiv(lhs_scale, g), cdiv(rhs_scale, g)
-    new_lhs: PrimExpr = make_const(lhs.dtype, 1)
-    for f in lhs_prods:
-        if f is not None:
-            new_lhs = op.mul(new_lhs, f)
-    return (op.mul(new_lhs, make_const(lhs.dtype, lhs_scale)),
-            op.mul(new_rhs, make_const(dtype, rhs_scale)),
-            op.mul(common, make_const(dtype, g)))
+    dtype = rhs.dtype
+    return (op.mul(_product(lhs.dtype, lhs_prods), make_const(lhs.dtype, lhs_scale)),
+            op.mul(_product(dtype, rest), make_const(dtype, rhs_scale)),
+            op.mul(_product(dtype, common), make_const(dtype, g)))

@@ -90,29 +90,49 @@ class _Affine:
         """``(base, {atom: k})`` or None."""
         if not uses_any_var(e, self.dom.keys()):
             return (e, {})
-        kind = type(e)
-        if isinstance(e, Var):
-            v, lo, n = self.dom[id(e)]
-            return None if n is None or n < 1 else (lo, {self.split(v, 1, n): 1})
-        if kind in (Add, Sub):
-            a, b = self.lin(e.a), self.lin(e.b)
-            if a is None or b is None:
-                return None
-            return _combine(a, b, 1 if kind is Add else -1)
-        if kind is Mul:
-            for x, c in ((e.a, e.b), (e.b, e.a)):
-                if type(c) is IntImm:
-                    inner = self.lin(x)
-                    return None if inner is None else _scale(inner, c.value)
+        if isinstance(e, Var):  # a SizeVar too
+            return self._lin_var(e)
+        rule = _LIN_RULES.get(type(e))
+        return None if rule is None else rule(self, e)
+
+    def _lin_var(self, e: Var) -> tuple | None:
+        """A domain var is one digit covering its whole extent."""
+        v, lo, n = self.dom[id(e)]
+        return None if n is None or n < 1 else (lo, {self.split(v, 1, n): 1})
+
+    def _lin_add(self, e: Add) -> tuple | None:
+        return self._lin_sum(e, 1)
+
+    def _lin_sub(self, e: Sub) -> tuple | None:
+        return self._lin_sum(e, -1)
+
+    def _lin_sum(self, e: Add | Sub, sign: int) -> tuple | None:
+        a, b = self.lin(e.a), self.lin(e.b)
+        if a is None or b is None:
             return None
-        if kind in (FloorDiv, FloorMod) and type(e.b) is IntImm and e.b.value > 0:
-            inner = self.lin(e.a)
-            if inner is None:
-                return None
-            if kind is FloorDiv:
-                return self.floordiv(inner, e.b.value)
-            return self.floormod(inner, e.b.value)
+        return _combine(a, b, sign)
+
+    def _lin_mul(self, e: Mul) -> tuple | None:
+        """Linear only when one side is a constant."""
+        for x, c in ((e.a, e.b), (e.b, e.a)):
+            if type(c) is IntImm:
+                inner = self.lin(x)
+                return None if inner is None else _scale(inner, c.value)
         return None
+
+    def _lin_floordiv(self, e: FloorDiv) -> tuple | None:
+        inner = self._lin_dividend(e)
+        return None if inner is None else self.floordiv(inner, e.b.value)
+
+    def _lin_floormod(self, e: FloorMod) -> tuple | None:
+        inner = self._lin_dividend(e)
+        return None if inner is None else self.floormod(inner, e.b.value)
+
+    def _lin_dividend(self, e: FloorDiv | FloorMod) -> tuple | None:
+        """The linear form of ``e.a`` when ``e.b`` is a positive constant, else None."""
+        if type(e.b) is not IntImm or e.b.value <= 0:
+            return None
+        return self.lin(e.a)
 
     def floordiv(self, x: tuple, c: int) -> tuple | None:
         base, terms = x
@@ -203,6 +223,16 @@ class _Affine:
             if len(keys) > 1 and self.is_top(top) and self.dom[vid][2] % top[2] != 0:
                 return False
         return True
+
+
+#: ``_Affine.lin``'s rule per node class; other nodes are not linear in the atoms.
+_LIN_RULES = {
+    Add: _Affine._lin_add,
+    Sub: _Affine._lin_sub,
+    Mul: _Affine._lin_mul,
+    FloorDiv: _Affine._lin_floordiv,
+    FloorMod: _Affine._lin_floormod,
+}
 
 
 def _int(e: PrimExpr) -> int | None:

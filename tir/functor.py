@@ -129,30 +129,50 @@ class _Visitor(_Functor):
     def generic_visit(self, node: Node) -> None:
         """Visit every child of ``node`` (binding vars are not visited)."""
         for name, kind, binds in child_fields(type(node)):
-            if binds:
-                continue
-            value = getattr(node, name)
-            if kind == EXPR:
-                if value is not None and self.visits_exprs:
-                    self.visit_expr(value)
-            elif kind == STMT:
-                if value is not None:
-                    self.visit_stmt(value)
-            elif kind == EXPRS:
-                if self.visits_exprs:
-                    for v in value:
-                        self.visit_expr(v)
-            elif kind == STMTS:
-                for v in value:
-                    self.visit_stmt(v)
-            elif kind == BUFFER:
-                self.visit_buffer(value)
-            elif kind == BUFFERS:
-                for v in value:
-                    self.visit_buffer(v)
-            elif kind == NODES:
-                for v in value:
-                    self._method_for(type(v))(self, v)
+            if not binds:
+                _VISIT_FIELD[kind](self, getattr(node, name))
+
+    # One method per field kind (tir.node's EXPR, STMT, ...), called through _VISIT_FIELD.
+
+    def _visit_expr_field(self, value: PrimExpr | None) -> None:
+        if value is not None and self.visits_exprs:
+            self.visit_expr(value)
+
+    def _visit_stmt_field(self, value: Stmt | None) -> None:
+        if value is not None:
+            self.visit_stmt(value)
+
+    def _visit_exprs_field(self, values: tuple) -> None:
+        if self.visits_exprs:
+            for v in values:
+                self.visit_expr(v)
+
+    def _visit_stmts_field(self, values: tuple) -> None:
+        for v in values:
+            self.visit_stmt(v)
+
+    def _visit_buffer_field(self, value: Buffer) -> None:
+        self.visit_buffer(value)
+
+    def _visit_buffers_field(self, values: tuple) -> None:
+        for v in values:
+            self.visit_buffer(v)
+
+    def _visit_nodes_field(self, values: tuple) -> None:
+        for v in values:
+            self._method_for(type(v))(self, v)
+
+
+#: How ``_Visitor.generic_visit`` walks a child field, by the field's kind.
+_VISIT_FIELD = {
+    EXPR: _Visitor._visit_expr_field,
+    STMT: _Visitor._visit_stmt_field,
+    EXPRS: _Visitor._visit_exprs_field,
+    STMTS: _Visitor._visit_stmts_field,
+    BUFFER: _Visitor._visit_buffer_field,
+    BUFFERS: _Visitor._visit_buffers_field,
+    NODES: _Visitor._visit_nodes_field,
+}
 
 
 class _Mutator(_Functor):

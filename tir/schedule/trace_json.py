@@ -70,6 +70,15 @@ class BufferRef:
         return f"BufferRef({self.name!r})"
 
 
+def _scalar(v: Any) -> Any:
+    """A Python or NumPy scalar (or None) as a JSON scalar."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return _float(float(v))
+
+
 class Encoder:
     """Python values to JSON values; one encoder per trace, so variables number consistently."""
 
@@ -78,18 +87,18 @@ class Encoder:
 
     def value(self, v: Any) -> Any:
         """The JSON value of an instruction input, attribute or decision."""
-        if v is None or isinstance(v, (bool, str)):
-            return v
-        if isinstance(v, (int, np.integer)):
-            return int(v)
-        if isinstance(v, (float, np.floating)):
-            return _float(float(v))
+        if v is None or isinstance(v, (bool, str, int, float, np.integer, np.floating)):
+            return _scalar(v)
         if isinstance(v, list):
             return [self.value(x) for x in v]
         if isinstance(v, tuple):
             return {"tuple": [self.value(x) for x in v]}
         if isinstance(v, dict):
             return {"dict": [[self.value(k), self.value(x)] for k, x in v.items()]}
+        return self._object(v)
+
+    def _object(self, v: Any) -> Any:
+        """The tagged JSON object of a handle, a buffer, an index map or an expression."""
         if hasattr(v, "rv_name"):
             return {"rv": v.rv_name}
         if isinstance(v, (Buffer, BufferRef)):

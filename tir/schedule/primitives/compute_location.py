@@ -293,33 +293,49 @@ def _check_order_and_dependences(func: PrimFunc, realize: BlockRealize, loop: Fo
     inside = {id(r) for r in under}
     reads = {id(b) for b in analysis.reads(realize.block)}
     writes = {id(b) for b in analysis.writes(realize.block)}
+    _check_order(here, start, reverse, err)
+    for other in tree.blocks(func):
+        if other is not realize and id(other) not in inside:
+            _check_left_out(other, order[id(other)] < here, reads, writes, reverse, err)
+    lo, hi = (start, here) if reverse else (here, end + 1)
+    for other in tree.blocks(func):
+        if other is not realize and lo < order[id(other)] < hi:
+            _check_moved_past(other, id(other) in inside, reads, writes, reverse, err)
+
+
+def _check_order(here: int, start: int, reverse: bool, err: Callable) -> None:
+    """compute_at moves a block down to a later loop, reverse_compute_at up to an earlier one."""
     if not reverse and here > start:
         raise err("the block comes after the loop: compute_at moves a producer down to its "
                   "consumers (use reverse_compute_at for a consumer)")
     if reverse and here < start:
         raise err("the block comes before the loop: reverse_compute_at moves a consumer up to "
                   "its producers (use compute_at for a producer)")
-    lo, hi = (start, here) if reverse else (here, end + 1)
-    for other in tree.blocks(func):
-        if other is realize or id(other) in inside:
-            continue
-        other_name = other.block.name_hint
-        if reverse and order[id(other)] < here and _touches(other, reads, write=True):
-            raise err(_producer_rule(other_name, _first(other, reads, True), reverse))
-        if not reverse and order[id(other)] > here and _touches(other, writes, write=False):
-            raise err(_consumer_rule(other_name, _first(other, writes, False), reverse))
-    for other in tree.blocks(func):
-        if other is realize or not lo < order[id(other)] < hi:
-            continue
-        other_name = other.block.name_hint
-        for b in analysis.writes(other.block):
-            if id(b) in writes:
-                raise err(f"block {other_name} also writes {b.name}")
-            if id(b) in reads and (not reverse or id(other) not in inside):
-                raise err(_producer_rule(other_name, b.name, reverse))
-        for b in analysis.reads(other.block):
-            if id(b) in writes and (reverse or id(other) not in inside):
-                raise err(_consumer_rule(other_name, b.name, reverse))
+
+
+def _check_left_out(other: BlockRealize, before: bool, reads: set[int], writes: set[int],
+                    reverse: bool, err: Callable) -> None:
+    """``other``, a block outside the loop, is no producer (reverse: an earlier writer of what
+    the block reads) or consumer (a later reader of what it writes) of the block."""
+    other_name = other.block.name_hint
+    if reverse and before and _touches(other, reads, write=True):
+        raise err(_producer_rule(other_name, _first(other, reads, True), reverse))
+    if not reverse and not before and _touches(other, writes, write=False):
+        raise err(_consumer_rule(other_name, _first(other, writes, False), reverse))
+
+
+def _check_moved_past(other: BlockRealize, in_loop: bool, reads: set[int], writes: set[int],
+                      reverse: bool, err: Callable) -> None:
+    """``other``, between the block and its new place, does not conflict with the block."""
+    other_name = other.block.name_hint
+    for b in analysis.writes(other.block):
+        if id(b) in writes:
+            raise err(f"block {other_name} also writes {b.name}")
+        if id(b) in reads and (not reverse or not in_loop):
+            raise err(_producer_rule(other_name, b.name, reverse))
+    for b in analysis.reads(other.block):
+        if id(b) in writes and (reverse or not in_loop):
+            raise err(_consumer_rule(other_name, b.name, reverse))
 
 
 def _first(other: BlockRealize, buffers: set[int], write: bool) -> str:

@@ -146,21 +146,8 @@ def _split_factors(target: For, factors: Any, ana: Analyzer) -> list[PrimExpr]:
     if sum(f is None for f in factors) > 1:
         raise fail("split", where, "only one factor may be None (it is inferred)")
     dtype = target.loop_var.dtype
-    out: list[Any] = []
-    for k, f in enumerate(factors):
-        if f is None:
-            out.append(None)
-            continue
-        if isinstance(f, int) and not isinstance(f, bool):
-            f = const(f, dtype)
-        if not isinstance(f, PrimExpr) or not f.dtype.startswith("int"):
-            raise fail("split", where, f"factor {k} must be an int or an integer expression, "
-                       f"got {f!r}")
-        if f.dtype != dtype:
-            f = Cast(dtype, f)
-        if isinstance(f, IntImm) and f.value <= 0:
-            raise fail("split", where, f"factor {k} is {f.value}: factors must be positive")
-        out.append(f)
+    out: list[Any] = [None if f is None else _split_factor(k, f, dtype, where)
+                      for k, f in enumerate(factors)]
     known = [f for f in out if f is not None]
     product = known[0] if known else const(1, dtype)
     for f in known[1:]:
@@ -173,6 +160,20 @@ def _split_factors(target: For, factors: Any, ana: Analyzer) -> list[PrimExpr]:
         raise fail("split", where, f"the factors {shown} = {ana.simplify(product)} do not "
                    f"cover the extent {extent}")
     return out
+
+
+def _split_factor(k: int, f: Any, dtype: str, where: str) -> PrimExpr:
+    """Factor ``k`` (an int or integer expression) as an expression of ``dtype``; checked."""
+    if isinstance(f, int) and not isinstance(f, bool):
+        f = const(f, dtype)
+    if not isinstance(f, PrimExpr) or not f.dtype.startswith("int"):
+        raise fail("split", where, f"factor {k} must be an int or an integer expression, "
+                   f"got {f!r}")
+    if f.dtype != dtype:
+        f = Cast(dtype, f)
+    if isinstance(f, IntImm) and f.value <= 0:
+        raise fail("split", where, f"factor {k} is {f.value}: factors must be positive")
+    return f
 
 
 # ------------------------------------------------------------------ fuse

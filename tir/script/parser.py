@@ -294,32 +294,36 @@ class FunctionParser(BlockMixin):
             return None
         return _Wrap(lambda body: _wrap_all(wraps, body))
 
+    #: ``name = T.<declaration>(...)``: the method binding each kind of declaration; each
+    #: takes ``(name, declaration, node)``, the node placing its errors.
+    _DECLARATIONS = {
+        T.MatchBuffer: "match_buffer",
+        T.AllocBuffer: "alloc_buffer",
+        T.DeclBuffer: "decl_buffer",
+        T.Allocate: "allocate",
+        T.Axis: "axis",
+        T.MetaVar: "meta_var",
+    }
+
     def bind(self, target: ast.Name, value: Any, node: ast.AST) -> _Wrap | None:
         """``name = value``: what it means depends on what ``value`` is."""
-        name = target.id
         if isinstance(value, T.Remap):
-            axes = self.remap(value, node)
-            if len(axes) != 1:
-                raise self.error(node, f"T.axis.remap makes {len(axes)} iter vars; unpack them "
-                                 "into as many names")
-            value = axes[0]
-        if isinstance(value, T.MatchBuffer):
-            return self.match_buffer(name, value, node)
-        if isinstance(value, T.AllocBuffer):
-            (self.blocks[-1].allocs if self.blocks else self.root_allocs).append(value.buffer)
-            self.define_buffer_vars(value.buffer)
-            self.ev.define(name, value.buffer)
-            return None
-        if isinstance(value, T.DeclBuffer):
-            return self.decl_buffer(name, value)
-        if isinstance(value, T.Allocate):
-            return self.allocate(name, value, node)
-        if isinstance(value, T.Axis):
-            self.axis(name, value, node)
-            return None
-        if isinstance(value, T.MetaVar):
-            self.ev.define(name, value.value)
-            return None
+            value = self.single_axis(value, node)
+        method = self._DECLARATIONS.get(type(value))
+        if method is not None:
+            return getattr(self, method)(target.id, value, node)
+        return self.bind_value(target.id, value, node)
+
+    def single_axis(self, value: T.Remap, node: ast.AST) -> Any:
+        """``v = T.axis.remap("S", [i])``: the one iter var it makes."""
+        axes = self.remap(value, node)
+        if len(axes) != 1:
+            raise self.error(node, f"T.axis.remap makes {len(axes)} iter vars; unpack them "
+                             "into as many names")
+        return axes[0]
+
+    def bind_value(self, name: str, value: Any, node: ast.AST) -> _Wrap | None:
+        """``name = value`` for a value that is no declaration: a new var, a let, or a name."""
         if isinstance(value, T.HandleType):  # p = T.handle("float32"): a new handle var
             value = Var(name, "handle", type_annotation=value.annotation)
         if isinstance(value, Var) and id(value) not in self.known:
@@ -332,6 +336,16 @@ class FunctionParser(BlockMixin):
             return self.let_wrap(name, Var(name, expr.dtype), expr, node)
         self.ev.define(name, value)  # a Python value (a buffer alias, a list, a string)
         return None
+
+    def alloc_buffer(self, name: str, spec: T.AllocBuffer, node: ast.AST) -> None:
+        """``B = T.alloc_buffer(...)``: allocated by the enclosing block (or the root block)."""
+        (self.blocks[-1].allocs if self.blocks else self.root_allocs).append(spec.buffer)
+        self.define_buffer_vars(spec.buffer)
+        self.ev.define(name, spec.buffer)
+
+    def meta_var(self, name: str, spec: T.MetaVar, node: ast.AST) -> None:
+        """``x = T.meta_var(value)``: ``x`` names the Python value itself."""
+        self.ev.define(name, spec.value)
 
     def let_wrap(self, name: str, var: Var, value: PrimExpr, node: ast.AST) -> _Wrap:
         self.known.add(id(var))
@@ -351,7 +365,8 @@ class FunctionParser(BlockMixin):
         self.ev.define(name, spec.buffer)
         return None
 
-    def decl_buffer(self, name: str, spec: T.DeclBuffer) -> _Wrap | None:
+    def decl_buffer(self, name: str, spec: T.DeclBuffer, node: ast.AST) -> _Wrap | None:
+        """``B = T.decl_buffer(...)``: a view over ``data``, or an allocation without it."""
         buf = spec.buffer
         self.define_buffer_vars(buf)
         self.ev.define(name, buf)
@@ -411,7 +426,7 @@ class FunctionParser(BlockMixin):
             elif isinstance(frame, T.Allocate):
                 wrap = self.allocate(target.id, frame, node)
             else:
-                wrap = self.decl_buffer(target.id, frame)
+                wrap = self.decl_buffer(target.id, frame, node)
             body = self.visit_body(node.body)
         finally:
             self.ev.pop()

@@ -36,7 +36,7 @@ from .buffer import Buffer
 from .expr import Var
 from .function import IRModule, PrimFunc
 from .functor import deep_recursion
-from .node import BUFFER, BUFFERS, DATA, EXPR, EXPRS, NODES, STMT, STMTS, Node
+from .node import BUFFER, BUFFERS, DATA, EXPR, STMT, Node
 from .op import const
 
 _PLAIN = frozenset((str, int, bool, type(None)))
@@ -119,30 +119,37 @@ class _Equal:
         for name, kind, binds in plan:
             a = getattr(lhs, name)
             b = getattr(rhs, name)
-            if kind is EXPR or kind is STMT:
-                if a is None or b is None:
-                    ok = a is b or self.fail(a, b, "one side is missing")
-                else:
-                    ok = self.var_def(a, b) if binds else self.node(a, b)
-            elif kind is EXPRS or kind is STMTS or kind is NODES:
-                ok = self.items(a, b)
-            elif kind is BUFFER:
-                ok = self.buffer(a, b)
-            elif kind is BUFFERS:
-                ok = self.items_with(a, b, self.buffer_def if binds else self.buffer, name)
+            if kind is not DATA:
+                if not self.child(kind, a, b, binds, name):
+                    return self.at(name)
             elif a is b or type(a) is type(b) and type(a) in _PLAIN and a == b:
-                continue
-            elif isinstance(a, _STRUCTURED) or isinstance(b, _STRUCTURED):
-                ok = self.data(a, b)
-            elif plain_equal(a, b):
-                continue
-            else:  # report the node, which prints better than the bare values
-                if self.mismatch is None:
-                    self.field = name
-                return self.fail(lhs, rhs, f"{name} differs: {a!r} vs {b!r}")
-            if not ok:
-                return self.at(name)
+                continue  # the common case, kept inline: this runs for every field
+            elif not self.data_field(lhs, rhs, name, a, b):
+                return False
         return True
+
+    def child(self, kind: str, a: Any, b: Any, binds: bool, name: str) -> bool:
+        """Compare the children in a field of ``kind`` (tir.node's EXPR, STMTS, BUFFER, ...)."""
+        if kind is EXPR or kind is STMT:
+            if a is None or b is None:
+                return a is b or self.fail(a, b, "one side is missing")
+            return self.var_def(a, b) if binds else self.node(a, b)
+        if kind is BUFFER:
+            return self.buffer(a, b)
+        if kind is BUFFERS:
+            return self.items_with(a, b, self.buffer_def if binds else self.buffer, name)
+        return self.items(a, b)  # EXPRS, STMTS, NODES
+
+    def data_field(self, lhs: Any, rhs: Any, name: str, a: Any, b: Any) -> bool:
+        """Data field ``name`` of ``lhs`` and ``rhs`` (``a`` and ``b``), not identical."""
+        if isinstance(a, _STRUCTURED) or isinstance(b, _STRUCTURED):
+            return self.data(a, b) or self.at(name)
+        if plain_equal(a, b):
+            return True
+        # report the node, which prints better than the bare values
+        if self.mismatch is None:
+            self.field = name
+        return self.fail(lhs, rhs, f"{name} differs: {a!r} vs {b!r}")
 
     def items(self, lhs: tuple, rhs: tuple) -> bool:
         if len(lhs) != len(rhs):
@@ -345,30 +352,26 @@ class _Hasher:
         if role is not None and not by_fields:
             return _HASH_ROLES[role](self, node)
         parts = [token]
-        append = parts.append
         for name, kind, binds in plan:
             v = getattr(node, name)
-            if kind is EXPR or kind is STMT:
-                if v is None:
-                    append(None)
-                else:
-                    append(self.var_def(v) if binds else self.node(v))
-            elif kind is EXPRS or kind is STMTS or kind is NODES:
-                append(len(v))
-                node_hash = self.node
-                for item in v:
-                    append(node_hash(item))
-            elif kind is BUFFER:
-                append(self.buffer(v))
-            elif kind is BUFFERS:
-                append(len(v))
-                for item in v:
-                    append(self.buffer_def(item) if binds else self.buffer(item))
-            elif type(v) in _PLAIN:
-                append(v)
+            if kind is not DATA:
+                self.child(parts, kind, v, binds)
             else:
-                append(self.data(v))
+                parts.append(v if type(v) in _PLAIN else self.data(v))
         return hash(tuple(parts))
+
+    def child(self, parts: list, kind: str, v: Any, binds: bool) -> None:
+        """Append the hashes of the children in a field of ``kind`` to ``parts``."""
+        if kind is EXPR or kind is STMT:
+            parts.append(None if v is None else self.var_def(v) if binds else self.node(v))
+        elif kind is BUFFER:
+            parts.append(self.buffer(v))
+        elif kind is BUFFERS:
+            parts.append(len(v))
+            parts += [self.buffer_def(item) if binds else self.buffer(item) for item in v]
+        else:  # EXPRS, STMTS, NODES
+            parts.append(len(v))
+            parts += [self.node(item) for item in v]
 
     def data(self, value: Any) -> int:
         if isinstance(value, Node):

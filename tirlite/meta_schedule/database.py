@@ -59,6 +59,13 @@ class Workload:
     def as_json(self) -> dict:
         return {"version": FORMAT_VERSION, "key": self.key, "text": self.text}
 
+    @classmethod
+    def from_json(cls, obj: dict) -> Workload:
+        """The workload of a line written by ``as_json``; ValueError for anything else."""
+        if obj.get("version") != FORMAT_VERSION or not isinstance(obj.get("key"), str):
+            raise ValueError("not a tirlite workload")
+        return cls(obj["key"], str(obj.get("text", "")))
+
 
 @attrs.frozen
 class TuningRecord:
@@ -197,25 +204,16 @@ class JSONDatabase(MemoryDatabase):
     def __init__(self, work_dir: str | None = None, *, path_workload: str | None = None,
                  path_tuning_record: str | None = None, allow_missing: bool = True):
         super().__init__()
-        if work_dir is None and (path_workload is None or path_tuning_record is None):
-            raise ValueError("JSONDatabase: give work_dir, or both path_workload and "
-                             "path_tuning_record")
-        if work_dir is not None:
-            if allow_missing:
-                os.makedirs(work_dir, exist_ok=True)
-            path_workload = path_workload or os.path.join(work_dir, WORKLOAD_FILE)
-            path_tuning_record = path_tuning_record or os.path.join(work_dir, RECORD_FILE)
-        for path in (path_workload, path_tuning_record):
-            if not os.path.exists(path) and not allow_missing:
-                raise FileNotFoundError(f"JSONDatabase: {path} does not exist")
+        path_workload, path_tuning_record = _paths(work_dir, path_workload, path_tuning_record,
+                                                   allow_missing)
         self.path_workload, self.path_tuning_record = path_workload, path_tuning_record
         for obj in _lines(path_workload):
             try:
-                if obj.get("version") != FORMAT_VERSION or not isinstance(obj.get("key"), str):
-                    raise ValueError("not a tirlite workload")
-                self.workloads[obj["key"]] = Workload(obj["key"], str(obj.get("text", "")))
+                w = Workload.from_json(obj)
             except (ValueError, AttributeError) as err:
                 _skip(path_workload, obj, err)
+            else:
+                self.workloads[w.key] = w
         for obj in _lines(path_tuning_record):
             try:
                 self.records.append(TuningRecord.from_json(obj))
@@ -229,6 +227,23 @@ class JSONDatabase(MemoryDatabase):
     def commit_tuning_record(self, record: TuningRecord) -> None:
         super().commit_tuning_record(record)
         _append(self.path_tuning_record, record.as_json())
+
+
+def _paths(work_dir: str | None, path_workload: str | None, path_tuning_record: str | None,
+           allow_missing: bool) -> tuple[str, str]:
+    """The two files of a ``JSONDatabase``: given, or the default names in ``work_dir``."""
+    if work_dir is None and (path_workload is None or path_tuning_record is None):
+        raise ValueError("JSONDatabase: give work_dir, or both path_workload and "
+                         "path_tuning_record")
+    if work_dir is not None:
+        if allow_missing:
+            os.makedirs(work_dir, exist_ok=True)
+        path_workload = path_workload or os.path.join(work_dir, WORKLOAD_FILE)
+        path_tuning_record = path_tuning_record or os.path.join(work_dir, RECORD_FILE)
+    for path in (path_workload, path_tuning_record):
+        if not os.path.exists(path) and not allow_missing:
+            raise FileNotFoundError(f"JSONDatabase: {path} does not exist")
+    return path_workload, path_tuning_record
 
 
 class _Line(dict):

@@ -47,49 +47,71 @@ class ScheduleRemark:
 
 def apply_rules(sch: Schedule, info: TargetInfo, sampler: Sampler) -> list[ScheduleRemark]:
     """Schedule every block of ``sch``'s function the rules recognize; the remarks of the rest."""
-    func = sch.func
-    kinds = {r.block.name_hint: classify(func, r) for r in tree.blocks(func)}
-    elem_bytes = {r.block.name_hint: _elem_bytes(r) for r in tree.blocks(func)}
-    remarks: list[ScheduleRemark] = []
-
-    def note(block: str, why: str | None) -> None:
-        if why is not None:
-            remarks.append(ScheduleRemark(sch.func_name, block, f"left as written: {why}"))
-
-    inlined = _inline_producers(sch, kinds)
-    fused = set()
-    for name, kind in kinds.items():
-        if kind.kind != "contraction" or name in inlined:
-            continue
-        consumer = _fusable_consumer(sch, name, kinds)
-        why = _try(sch, lambda: schedule_contraction(sch, kind, info, sampler, consumer,
-                                                   elem_bytes[name]))
-        note(name, why)
-        if why is None and consumer is not None:
-            fused.add(consumer)
-    left = [n for n, k in kinds.items()
+    run = _RuleRun(sch, info, sampler)
+    inlined = _inline_producers(sch, run.kinds)
+    fused = run.contractions(inlined)
+    left = [n for n, k in run.kinds.items()
             if n not in inlined and n not in fused and k.kind != "contraction"]
-    grouped = set()
-    for output, members in _row_groups(sch, left, kinds):
-        why = _try(sch, lambda: schedule_row_group(sch, kinds[output], [kinds[m] for m in members],
-                                                   info, sampler, elem_bytes[output]))
-        if why is None:
-            grouped.update([output, *members])
-        else:
-            note(output, why)
-    for name in left:
-        kind = kinds[name]
-        if name in grouped:
-            continue
-        if kind.why_not is not None:
-            note(name, kind.why_not)
-        elif kind.kind == "reduction":
-            note(name, _try(sch, lambda: schedule_reduction(sch, kind, info, sampler,
-                                                           elem_bytes[name])))
-        else:
-            note(name, _try(sch, lambda: schedule_elementwise(sch, kind, info, sampler,
-                                                             elem_bytes[name])))
-    return remarks
+    grouped = run.row_groups(left)
+    run.singles([n for n in left if n not in grouped])
+    return run.remarks
+
+
+class _RuleRun:
+    """One ``apply_rules`` call: the blocks as classified before any rule ran, and the remarks."""
+
+    def __init__(self, sch: Schedule, info: TargetInfo, sampler: Sampler):
+        self.sch, self.info, self.sampler = sch, info, sampler
+        func = sch.func
+        self.kinds = {r.block.name_hint: classify(func, r) for r in tree.blocks(func)}
+        self.elem_bytes = {r.block.name_hint: _elem_bytes(r) for r in tree.blocks(func)}
+        self.remarks: list[ScheduleRemark] = []
+
+    def note(self, block: str, why: str | None) -> None:
+        if why is not None:
+            self.remarks.append(ScheduleRemark(self.sch.func_name, block,
+                                               f"left as written: {why}"))
+
+    def contractions(self, inlined: set[str]) -> set[str]:
+        """Step 2: tile each contraction; returns the consumers fused into their tiles."""
+        sch, info, sampler = self.sch, self.info, self.sampler
+        fused = set()
+        for name, kind in self.kinds.items():
+            if kind.kind != "contraction" or name in inlined:
+                continue
+            consumer = _fusable_consumer(sch, name, self.kinds)
+            why = _try(sch, lambda: schedule_contraction(sch, kind, info, sampler, consumer,
+                                                       self.elem_bytes[name]))
+            self.note(name, why)
+            if why is None and consumer is not None:
+                fused.add(consumer)
+        return fused
+
+    def row_groups(self, left: list[str]) -> set[str]:
+        """Step 3a: reductions with the stages that share their rows; returns the blocks done."""
+        sch, kinds = self.sch, self.kinds
+        grouped = set()
+        for output, members in _row_groups(sch, left, kinds):
+            why = _try(sch, lambda: schedule_row_group(
+                sch, kinds[output], [kinds[m] for m in members], self.info, self.sampler,
+                self.elem_bytes[output]))
+            if why is None:
+                grouped.update([output, *members])
+            else:
+                self.note(output, why)
+        return grouped
+
+    def singles(self, names: list[str]) -> None:
+        """Step 3b: each remaining reduction or elementwise stage on its own."""
+        sch, info, sampler = self.sch, self.info, self.sampler
+        for name in names:
+            kind = self.kinds[name]
+            rule = schedule_reduction if kind.kind == "reduction" else schedule_elementwise
+            if kind.why_not is not None:
+                self.note(name, kind.why_not)
+            else:
+                self.note(name, _try(sch, lambda: rule(sch, kind, info, sampler,
+                                                       self.elem_bytes[name])))
 
 
 def _try(sch: Schedule, rule) -> str | None:

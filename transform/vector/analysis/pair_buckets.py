@@ -49,30 +49,48 @@ def candidate_pairs(accesses: list[Access], shared: frozenset,
 
 
 def _pairs(group: list[Access], keyed: dict, unknown: list) -> Iterator[tuple]:
+    """The pairs of one memory group with a write: one form within a residue bucket, two
+    forms every pair, an unknown form against everything."""
     order = {id(a): k for k, a in enumerate(group)}
+    forms = [[a for bucket in residues.values() for a in bucket] for residues in keyed.values()]
+    yield from _within_buckets(keyed)
+    yield from _across_forms(forms, order)
+    yield from _with_unknown(unknown, [a for form in forms for a in form], order)
 
-    def ordered(a: Access, b: Access) -> tuple:
-        return (a, b) if order[id(a)] <= order[id(b)] else (b, a)
 
-    def wanted(a: Access, b: Access) -> bool:
-        return a.is_write or b.is_write
+def _wanted(a: Access, b: Access) -> bool:
+    """Two reads never conflict."""
+    return a.is_write or b.is_write
 
-    for residues in keyed.values():  # one form: within a residue bucket only
+
+def _ordered(order: dict, a: Access, b: Access) -> tuple:
+    """``(a, b)`` in program order (``order``: id -> position)."""
+    return (a, b) if order[id(a)] <= order[id(b)] else (b, a)
+
+
+def _within_buckets(keyed: dict) -> Iterator[tuple]:
+    """One form: pairs within a residue bucket only (the buckets are in program order)."""
+    for residues in keyed.values():
         for bucket in residues.values():
             for a, b in itertools.combinations_with_replacement(bucket, 2):
-                if wanted(a, b):
+                if _wanted(a, b):
                     yield a, b
-    forms = [[a for bucket in residues.values() for a in bucket] for residues in keyed.values()]
-    for one, other in itertools.combinations(forms, 2):  # two forms: every pair
-        for a in one:
-            for b in other:
-                if wanted(a, b):
-                    yield ordered(a, b)
-    known = [a for form in forms for a in form]
-    for k, a in enumerate(unknown):  # an unknown form: against everything
+
+
+def _across_forms(forms: list[list[Access]], order: dict) -> Iterator[tuple]:
+    """Two forms: every pair."""
+    for one, other in itertools.combinations(forms, 2):
+        for a, b in itertools.product(one, other):
+            if _wanted(a, b):
+                yield _ordered(order, a, b)
+
+
+def _with_unknown(unknown: list[Access], known: list[Access], order: dict) -> Iterator[tuple]:
+    """An access of unknown form: against every access of known form and every later unknown."""
+    for k, a in enumerate(unknown):
         for b in known + unknown[k:]:
-            if wanted(a, b):
-                yield ordered(a, b)
+            if _wanted(a, b):
+                yield _ordered(order, a, b)
 
 
 def _by_memory(accesses: list[Access], shared: frozenset) -> list[list[Access]]:

@@ -574,6 +574,7 @@ def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
 
 
 def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
+    """Why ``stmt`` is not a search for the best ``value`` (and its index) in ``acc``, or None."""
     head = f"if {stmt.condition}"
     stores = _top_level(stmt.then_case)
     if stmt.else_case is not None or len(stores) not in (1, 2) \
@@ -586,6 +587,12 @@ def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: Fo
     if len(stores) == 1:
         return _best_only_problem(head, acc, value, loop)
     index = next(x for x in stores if x is not mine[0])
+    return _best_and_index_problem(head, acc, value, index, loop)
+
+
+def _best_and_index_problem(head: str, acc: BufferLoad, value: PrimExpr, index: BufferStore,
+                            loop: For) -> str | None:
+    """Why ``if v CMP m: m = v; k = i`` (value and index) is not searched, or None."""
     inner = _bound_vars(loop)
     if acc.buffer.data in inner or index.buffer.data in inner:
         return f"{head}: {acc.buffer.name} or {index.buffer.name} is allocated inside the loop"

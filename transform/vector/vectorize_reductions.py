@@ -149,15 +149,7 @@ class _ReductionRewriter(StmtMutator):
         reductions, refused = find_reductions(loop, self.shared)
         search, why_not = (None, None) if reductions or refused else find_search(loop, self.shared)
         vl, why = vector_length(loop, self.register_bits, self.func_name)
-        for r in refused:
-            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
-        if why_not:
-            self._remark(loop, vl, NOT_A_REDUCTION, why_not)
-        regrouped = [r for r in reductions if self.ordered and r.is_float and r.regrouped]
-        for r in regrouped:
-            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: taking its terms "
-                         f"together would change the float rounding ({ORDERED})")
-        if refused or regrouped or not (reductions or search):
+        if self._refused(loop, vl, reductions, refused, why_not) or not (reductions or search):
             return loop
         if is_scalable_extent(loop.extent):
             return loop  # already k * vscale() lanes: no accumulator plan for it
@@ -166,6 +158,28 @@ class _ReductionRewriter(StmtMutator):
             plan = _ScalablePlan(loop, reductions, scalable[0])
             self._remark(loop, f"vscale x {plan.factor}", VECTORIZED, plan.reason(scalable[1]))
             return plan.rewrite()
+        return self._rewrite_fixed(loop, reductions, search, vl, why)
+
+    def _refused(self, loop: For, vl: int, reductions: list[Reduction], refused: list,
+                 why_not: str | None) -> bool:
+        """Remark each reduction-like statement that is not one; True if the loop has any.
+
+        A float sum or product kept in serial order (``ORDERED``) that would have to be
+        regrouped counts as refused.
+        """
+        for r in refused:
+            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: {r.reason}")
+        if why_not:
+            self._remark(loop, vl, NOT_A_REDUCTION, why_not)
+        regrouped = [r for r in reductions if self.ordered and r.is_float and r.regrouped]
+        for r in regrouped:
+            self._remark(loop, vl, NOT_A_REDUCTION, f"{describe(r.store)}: taking its terms "
+                         f"together would change the float rounding ({ORDERED})")
+        return bool(refused or regrouped)
+
+    def _rewrite_fixed(self, loop: For, reductions: list[Reduction],
+                       search: Search | FirstMatch | None, vl: int, why: str) -> Stmt:
+        """The loop with its reductions (or its search) in fixed-length vectors of ``vl``."""
         count = loop.extent
         if not self.analyzer.can_prove(op.greater_equal(count, op.const(0, count.dtype))):
             count = op.max(count, op.const(0, count.dtype))  # a negative extent runs nothing

@@ -42,37 +42,56 @@ def _wrap(v: int, dtype: str) -> int:
 
 def evaluate(e, env: dict):
     """The value of ``e`` with vars from ``env`` (Var -> int); vectors give lists."""
-    cls = type(e)
-    if cls in _BIN:
-        a, b = evaluate(e.a, env), evaluate(e.b, env)
-        if isinstance(a, list) or isinstance(b, list):
-            n = len(a) if isinstance(a, list) else len(b)
-            a = a if isinstance(a, list) else [a] * n
-            b = b if isinstance(b, list) else [b] * n
-            return [_wrap(_BIN[cls](p, q), e.dtype) for p, q in zip(a, b)]
-        return _wrap(_BIN[cls](a, b), e.dtype)
-    if cls is E.IntImm:
-        return e.value
     if isinstance(e, E.Var):
         return env[e]
-    if cls is E.Not:
-        a = evaluate(e.a, env)
-        return [1 - v for v in a] if isinstance(a, list) else 1 - a
-    if cls is E.Select:
-        c, t, f = (evaluate(v, env) for v in (e.condition, e.true_value, e.false_value))
-        if not isinstance(c, list):
-            return t if c else f
-        n = len(c)
-        t, f = (v if isinstance(v, list) else [v] * n for v in (t, f))
-        return [p if q else r for q, p, r in zip(c, t, f)]
-    if cls is E.Ramp:
-        b, s = evaluate(e.base, env), evaluate(e.stride, env)
-        return [b + i * s for i in range(e.lanes)]
-    if cls is E.Broadcast:
-        return [evaluate(e.value, env)] * e.lanes
-    if cls is E.Cast:
-        return evaluate(e.value, env)
-    raise TypeError(f"evaluate: unsupported {cls.__name__}")
+    rule = _EVAL.get(type(e))
+    if rule is None:
+        raise TypeError(f"evaluate: unsupported {type(e).__name__}")
+    return rule(e, env)
+
+
+def _lanewise(n: int, *values) -> list:
+    """Each value as a list of ``n`` lanes (a scalar repeated)."""
+    return [v if isinstance(v, list) else [v] * n for v in values]
+
+
+def _binary(e, env: dict):
+    a, b = evaluate(e.a, env), evaluate(e.b, env)
+    fn = _BIN[type(e)]
+    if not (isinstance(a, list) or isinstance(b, list)):
+        return _wrap(fn(a, b), e.dtype)
+    a, b = _lanewise(len(a) if isinstance(a, list) else len(b), a, b)
+    return [_wrap(fn(p, q), e.dtype) for p, q in zip(a, b)]
+
+
+def _not(e, env: dict):
+    a = evaluate(e.a, env)
+    return [1 - v for v in a] if isinstance(a, list) else 1 - a
+
+
+def _select(e, env: dict):
+    c, t, f = (evaluate(v, env) for v in (e.condition, e.true_value, e.false_value))
+    if not isinstance(c, list):
+        return t if c else f
+    t, f = _lanewise(len(c), t, f)
+    return [p if q else r for q, p, r in zip(c, t, f)]
+
+
+def _ramp(e, env: dict) -> list:
+    b, s = evaluate(e.base, env), evaluate(e.stride, env)
+    return [b + i * s for i in range(e.lanes)]
+
+
+#: ``evaluate``'s rule per node class (a Var is looked up in the environment).
+_EVAL = {
+    **dict.fromkeys(_BIN, _binary),
+    E.IntImm: lambda e, env: e.value,
+    E.Not: _not,
+    E.Select: _select,
+    E.Ramp: _ramp,
+    E.Broadcast: lambda e, env: [evaluate(e.value, env)] * e.lanes,
+    E.Cast: lambda e, env: evaluate(e.value, env),
+}
 
 
 _SYM = {

@@ -87,28 +87,36 @@ _CMP = {E.LT: lambda a, b: a < b, E.LE: lambda a, b: a <= b, E.EQ: lambda a, b: 
 
 def evaluate(e, env: dict) -> int:
     """The value of scalar ``e`` at ``env`` (Var -> int), or Invalid."""
-    cls = type(e)
-    if cls is E.IntImm:
-        return e.value
     if isinstance(e, E.Var):
         return env[e]
-    if cls in _ARITH:
-        return _result(_ARITH[cls](evaluate(e.a, env), evaluate(e.b, env)), e.dtype)
-    if cls in (E.FloorDiv, E.FloorMod, E.Div, E.Mod):
-        return _result(_divide(cls, evaluate(e.a, env), evaluate(e.b, env)), e.dtype)
-    if cls in _CMP:
-        return int(_CMP[cls](evaluate(e.a, env), evaluate(e.b, env)))
-    if cls is E.And:
-        return int(bool(evaluate(e.a, env)) and bool(evaluate(e.b, env)))
-    if cls is E.Select:
-        return evaluate(e.true_value if evaluate(e.condition, env) else e.false_value, env)
-    if cls is E.Let:
-        return evaluate(e.body, {**env, e.var: evaluate(e.value, env)})
-    if cls is E.Cast:
-        return _cast(e, env)
-    if cls is E.Call:
-        return _call(e, env)
-    raise TypeError(f"evaluate: unsupported {cls.__name__}")
+    rule = _EVAL.get(type(e))
+    if rule is None:
+        raise TypeError(f"evaluate: unsupported {type(e).__name__}")
+    return rule(e, env)
+
+
+def _arith(e, env: dict) -> int:
+    return _result(_ARITH[type(e)](evaluate(e.a, env), evaluate(e.b, env)), e.dtype)
+
+
+def _division(e, env: dict) -> int:
+    return _result(_divide(type(e), evaluate(e.a, env), evaluate(e.b, env)), e.dtype)
+
+
+def _compare(e, env: dict) -> int:
+    return int(_CMP[type(e)](evaluate(e.a, env), evaluate(e.b, env)))
+
+
+def _and(e, env: dict) -> int:
+    return int(bool(evaluate(e.a, env)) and bool(evaluate(e.b, env)))
+
+
+def _select(e, env: dict) -> int:
+    return evaluate(e.true_value if evaluate(e.condition, env) else e.false_value, env)
+
+
+def _let(e, env: dict) -> int:
+    return evaluate(e.body, {**env, e.var: evaluate(e.value, env)})
 
 
 def _cast(e, env: dict) -> int:
@@ -134,6 +142,16 @@ def _call(e, env: dict) -> int:
     if e.op == "tir.shift_right":
         return a >> b
     return _result(a << b, e.dtype)
+
+
+#: ``evaluate``'s rule per node class (a Var is looked up in the environment).
+_EVAL = {
+    E.IntImm: lambda e, env: e.value,
+    **dict.fromkeys(_ARITH, _arith),
+    **dict.fromkeys((E.FloorDiv, E.FloorMod, E.Div, E.Mod), _division),
+    **dict.fromkeys(_CMP, _compare),
+    E.And: _and, E.Select: _select, E.Let: _let, E.Cast: _cast, E.Call: _call,
+}
 
 
 # ---------------------------------------------------------------- generators

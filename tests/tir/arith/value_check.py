@@ -82,44 +82,74 @@ def evaluate(e, env: dict, points: int, bad: np.ndarray, zero: np.ndarray | None
     ``bad`` collects (in place) the points where a signed 32/64-bit value
     overflows, ``zero`` those that divide by zero (``bad`` when not given).
     """
-    zero = bad if zero is None else zero
-    cls = type(e)
-    lanes = _lanes(e)
-    if cls in _BINARY:
-        a, b = evaluate(e.a, env, points, bad, zero), evaluate(e.b, env, points, bad, zero)
-        a, b = np.broadcast_to(a, (points, lanes)), np.broadcast_to(b, (points, lanes))
-        if cls in _DIVISIONS:
-            zero |= (b == 0).any(axis=1)
+    return _Points(env, points, bad, bad if zero is None else zero).value(e)
+
+
+class _Points:
+    """One ``evaluate`` call: the points' var values and the masks it marks."""
+
+    def __init__(self, env: dict, points: int, bad: np.ndarray, zero: np.ndarray):
+        self.env, self.points, self.bad, self.zero = env, points, bad, zero
+
+    def value(self, e) -> np.ndarray:
+        lanes = _lanes(e)
+        if isinstance(e, E.Var):
+            if e not in self.env:
+                raise Unsupported(f"free var {e.name} of dtype {e.dtype}")
+            return self.env[e]
+        rule = _RULES.get(type(e))
+        if rule is None:
+            raise Unsupported(type(e).__name__)
+        return rule(self, e, lanes)
+
+    def full(self, e, lanes: int) -> np.ndarray:
+        """The values of ``e`` with every lane (a scalar broadcast), read-only."""
+        return np.broadcast_to(self.value(e), (self.points, lanes))
+
+    def binary(self, e, lanes: int) -> np.ndarray:
+        a, b = self.full(e.a, lanes), self.full(e.b, lanes)
+        if type(e) in _DIVISIONS:
+            self.zero |= (b == 0).any(axis=1)
             b = np.where(b == 0, 1, b)
-        out = np.vectorize(_BINARY[cls], otypes=[object])(a, b)
-        return _fix(out, e.dtype, bad)
-    if cls is E.IntImm:
-        return np.full((points, 1), int(e.value), dtype=object)
-    if isinstance(e, E.Var):
-        if e not in env:
-            raise Unsupported(f"free var {e.name} of dtype {e.dtype}")
-        return env[e]
-    if cls is E.Not:
-        return 1 - evaluate(e.a, env, points, bad, zero)
-    if cls is E.Select:
-        c = np.broadcast_to(evaluate(e.condition, env, points, bad, zero), (points, lanes))
-        t = np.broadcast_to(evaluate(e.true_value, env, points, bad, zero), (points, lanes))
-        f = np.broadcast_to(evaluate(e.false_value, env, points, bad, zero), (points, lanes))
+        out = np.vectorize(_BINARY[type(e)], otypes=[object])(a, b)
+        return _fix(out, e.dtype, self.bad)
+
+    def int_imm(self, e, lanes: int) -> np.ndarray:
+        return np.full((self.points, 1), int(e.value), dtype=object)
+
+    def not_(self, e, lanes: int) -> np.ndarray:
+        return 1 - self.value(e.a)
+
+    def select(self, e, lanes: int) -> np.ndarray:
+        c = self.full(e.condition, lanes)
+        t, f = self.full(e.true_value, lanes), self.full(e.false_value, lanes)
         return np.where(c != 0, t, f)
-    if cls is E.Ramp:
-        base = evaluate(e.base, env, points, bad, zero)
-        stride = evaluate(e.stride, env, points, bad, zero)
-        out = base + stride * np.arange(lanes, dtype=object)[None, :]
-        return _fix(out, e.dtype, bad)
-    if cls is E.Broadcast:
-        return np.broadcast_to(evaluate(e.value, env, points, bad, zero), (points, lanes)).copy()
-    if cls is E.Cast:
-        v = evaluate(e.value, env, points, bad, zero)
+
+    def ramp(self, e, lanes: int) -> np.ndarray:
+        base, stride = self.value(e.base), self.value(e.stride)
+        return _fix(base + stride * np.arange(lanes, dtype=object)[None, :], e.dtype, self.bad)
+
+    def broadcast(self, e, lanes: int) -> np.ndarray:
+        return self.full(e.value, lanes).copy()
+
+    def cast(self, e, lanes: int) -> np.ndarray:
+        v = self.value(e.value)
         src = tir.DataType(tir.DataType(e.value.dtype).element_of)
         if not (src.is_int or src.is_uint or str(src) == "bool"):
             raise Unsupported("cast from a non-integer")
-        return _fix(np.broadcast_to(v, (points, lanes)).copy(), e.dtype, bad)
-    raise Unsupported(cls.__name__)
+        return _fix(np.broadcast_to(v, (self.points, lanes)).copy(), e.dtype, self.bad)
+
+
+#: ``_Points.value``'s rule per node class (a Var is looked up in the environment).
+_RULES = {
+    **dict.fromkeys(_BINARY, _Points.binary),
+    E.IntImm: _Points.int_imm,
+    E.Not: _Points.not_,
+    E.Select: _Points.select,
+    E.Ramp: _Points.ramp,
+    E.Broadcast: _Points.broadcast,
+    E.Cast: _Points.cast,
+}
 
 
 def free_vars(e) -> list:

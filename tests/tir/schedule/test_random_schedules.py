@@ -48,35 +48,78 @@ def _step(sch: tir.Schedule, rng: random.Random) -> None:
                        "inline", "cache_read", "cache_write", "decompose", "kind", "layout"])
     names = _live_blocks(sch)
     block = sch.get_block(rng.choice(names))
-    loops = sch.get_loops(block)
-    if kind == "split" and loops:
+    _STEPS[kind](sch, rng, kind, names, block, sch.get_loops(block))
+
+
+# One function per primitive kind: (schedule, rng, kind, live block names, block, its loops).
+# Each draws from rng in a fixed order, so a seed always makes the same schedule.
+
+
+def _split(sch, rng, kind, names, block, loops) -> None:
+    if loops:
         sch.split(rng.choice(loops), [None, rng.choice([2, 3, 4, 5, 8])])
-    elif kind == "reorder" and len(loops) >= 2:
-        picked = rng.sample(loops, rng.randint(2, len(loops)))
-        sch.reorder(*picked)
-    elif kind == "fuse" and len(loops) >= 2:
+
+
+def _reorder(sch, rng, kind, names, block, loops) -> None:
+    if len(loops) >= 2:
+        sch.reorder(*rng.sample(loops, rng.randint(2, len(loops))))
+
+
+def _fuse(sch, rng, kind, names, block, loops) -> None:
+    if len(loops) >= 2:
         at = rng.randrange(len(loops) - 1)
         sch.fuse(loops[at], loops[at + 1])
-    elif kind in ("compute_at", "reverse_compute_at"):
-        other = sch.get_block(rng.choice(names))
-        target = sch.get_loops(other)
-        if target:
-            getattr(sch, kind)(block, rng.choice(target))
-    elif kind == "inline":
-        (sch.compute_inline if rng.random() < 0.6 else sch.reverse_compute_inline)(block)
-    elif kind == "cache_read":
-        sch.cache_read(block, rng.randrange(3), "global")
-    elif kind == "cache_write":
-        sch.cache_write(block, 0, "local")
-    elif kind == "decompose" and loops:
+
+
+def _compute_at(sch, rng, kind, names, block, loops) -> None:
+    """compute_at or reverse_compute_at (``kind``) under a loop of a random block."""
+    target = sch.get_loops(sch.get_block(rng.choice(names)))
+    if target:
+        getattr(sch, kind)(block, rng.choice(target))
+
+
+def _inline(sch, rng, kind, names, block, loops) -> None:
+    (sch.compute_inline if rng.random() < 0.6 else sch.reverse_compute_inline)(block)
+
+
+def _cache_read(sch, rng, kind, names, block, loops) -> None:
+    sch.cache_read(block, rng.randrange(3), "global")
+
+
+def _cache_write(sch, rng, kind, names, block, loops) -> None:
+    sch.cache_write(block, 0, "local")
+
+
+def _decompose(sch, rng, kind, names, block, loops) -> None:
+    if loops:
         sch.decompose_reduction(block, rng.choice(loops))
-    elif kind == "kind" and loops:
+
+
+def _loop_kind(sch, rng, kind, names, block, loops) -> None:
+    if loops:
         getattr(sch, rng.choice(["vectorize", "unroll", "parallel"]))(rng.choice(loops))
-    elif kind == "layout":
-        if rng.random() < 0.5:
-            sch.transform_layout(block, ("write", 0), lambda i, j: (j, i))
-        else:
-            sch.transform_layout(block, ("write", 0), lambda i, j: (j // 4, i, j % 4))
+
+
+def _layout(sch, rng, kind, names, block, loops) -> None:
+    if rng.random() < 0.5:
+        sch.transform_layout(block, ("write", 0), lambda i, j: (j, i))
+    else:
+        sch.transform_layout(block, ("write", 0), lambda i, j: (j // 4, i, j % 4))
+
+
+_STEPS = {
+    "split": _split,
+    "reorder": _reorder,
+    "fuse": _fuse,
+    "compute_at": _compute_at,
+    "reverse_compute_at": _compute_at,
+    "inline": _inline,
+    "cache_read": _cache_read,
+    "cache_write": _cache_write,
+    "decompose": _decompose,
+    "kind": _loop_kind,
+    "layout": _layout,
+}
 
 
 @pytest.mark.parametrize("seed", range(24))

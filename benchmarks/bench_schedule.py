@@ -293,6 +293,38 @@ def _tirlite_candidate(label: str, make: Callable, kernel: str, args: list, row:
     candidates[label] = (lambda e=entry: e(*args))
 
 
+def _checked(kernel: str, args: list, candidates: dict, row: dict) -> dict:
+    """The candidates that compute the right result, timed; the others noted in ``row``."""
+    checked: dict = {}
+    for label, fn in candidates.items():
+        try:
+            common.run_and_check(kernel, args, fn)
+        except AssertionError as err:
+            row["wrong"].append(label)
+            row["errors"][label] = f"WRONG RESULT: {common.error_text(err)}"
+            continue
+        except Exception as err:  # noqa: BLE001 (a run that raises is reported, not timed)
+            row["errors"][label] = f"run failed ({common.error_text(err)})"
+            continue
+        checked[label] = _timed(fn)
+    return checked
+
+
+def _add_peers(name: str, parallel: bool, workers: dict, row: dict, checked: dict) -> None:
+    """Each peer worker's kernel for row ``name`` into ``checked``, or its error into ``row``."""
+    for label, worker in workers.items():
+        if label == "numpy" and not parallel:
+            continue
+        status = worker.ready.get(name, {"error": "not written for this peer"})
+        if "ok" in status:
+            checked[label] = (lambda w=worker: w.run_ms(name))
+        elif status["error"].startswith("WRONG RESULT"):
+            row["wrong"].append(label)
+            row["errors"][label] = status["error"]
+        else:
+            row["errors"][label] = status["error"]
+
+
 def measure(name: str, quick: bool, lanes: int, runs: int, workers: dict) -> dict:
     """Build, check and time one row for every candidate."""
     kernel, parallel = common.row_kernel(name), common.row_threads(name) == "all"
@@ -309,29 +341,8 @@ def measure(name: str, quick: bool, lanes: int, runs: int, workers: dict) -> dic
                            args, row, candidates)
     if not parallel:
         candidates["numpy"] = common.numpy_fn(kernel, args)
-    checked: dict = {}
-    for label, fn in candidates.items():
-        try:
-            common.run_and_check(kernel, args, fn)
-        except AssertionError as err:
-            row["wrong"].append(label)
-            row["errors"][label] = f"WRONG RESULT: {common.error_text(err)}"
-            continue
-        except Exception as err:  # noqa: BLE001 (a run that raises is reported, not timed)
-            row["errors"][label] = f"run failed ({common.error_text(err)})"
-            continue
-        checked[label] = _timed(fn)
-    for label, worker in workers.items():
-        if label == "numpy" and not parallel:
-            continue
-        status = worker.ready.get(name, {"error": "not written for this peer"})
-        if "ok" in status:
-            checked[label] = (lambda w=worker: w.run_ms(name))
-        elif status["error"].startswith("WRONG RESULT"):
-            row["wrong"].append(label)
-            row["errors"][label] = status["error"]
-        else:
-            row["errors"][label] = status["error"]
+    checked = _checked(kernel, args, candidates, row)
+    _add_peers(name, parallel, workers, row, checked)
     timer = blocked_ms if parallel else interleaved_ms
     try:
         raw = timer(checked, runs)

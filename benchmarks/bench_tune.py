@@ -202,22 +202,27 @@ def measure(kernel: str, opts, workers: dict, db_root: Path) -> dict:
     add("torch", lambda: torch_fn(kernel, args))
     times = interleaved_ms(fns, opts.runs)
     row["ms"] = {label: statistics.median(t) for label, t in times.items()}
-    for label, worker in workers.items():
-        for cand, ready in worker.ready.items():
-            if not cand.startswith(kernel + ":"):
-                continue
-            name = cand.split(":", 1)[1]
-            if not (ready is True or (isinstance(ready, dict) and ready.get("ok"))):
-                row["errors"][name] = str(ready.get("error") if isinstance(ready, dict) else ready)
-                continue
-            try:
-                worker.run_ms(cand)  # the second of two calls in a row, as for tirlite's
-                row["ms"][name] = statistics.median(worker.run_ms(cand) for _ in range(opts.runs))
-            except WorkerDied as err:
-                row["errors"][name] = str(err)
-        for key, value in worker.meta.get("tuning", {}).get(kernel, {}).items():
-            row.setdefault("peer_tuning", {})[key] = value
+    for worker in workers.values():
+        _time_peer(kernel, worker, opts.runs, row)
     return row
+
+
+def _time_peer(kernel: str, worker: Worker, runs: int, row: dict) -> None:
+    """Time each of ``worker``'s candidates for ``kernel`` into ``row`` (or note its error)."""
+    for cand, ready in worker.ready.items():
+        if not cand.startswith(kernel + ":"):
+            continue
+        name = cand.split(":", 1)[1]
+        if not (ready is True or (isinstance(ready, dict) and ready.get("ok"))):
+            row["errors"][name] = str(ready.get("error") if isinstance(ready, dict) else ready)
+            continue
+        try:
+            worker.run_ms(cand)  # the second of two calls in a row, as for tirlite's
+            row["ms"][name] = statistics.median(worker.run_ms(cand) for _ in range(runs))
+        except WorkerDied as err:
+            row["errors"][name] = str(err)
+    for key, value in worker.meta.get("tuning", {}).get(kernel, {}).items():
+        row.setdefault("peer_tuning", {})[key] = value
 
 
 def print_table(rows: list, meta: dict) -> None:

@@ -65,47 +65,61 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
+def _is_compare_class(node: ast.stmt) -> bool:
+    """A ``class TestX(BaseCompare)`` of TVM's test file."""
+    return isinstance(node, ast.ClassDef) and any(
+        getattr(b, "id", "") == "BaseCompare" for b in node.bases)
+
+
+def _class_parts(text: str, node: ast.ClassDef) -> tuple[list, list, str]:
+    """``(prelude, rows, extensions)``: the class's other statements, its ``test_case`` rows
+    as ``(starred, source)``, and the repr of its ``extensions`` name."""
+    prelude, rows, extensions = [], [], "None"
+    for stmt in node.body:
+        seg = ast.get_source_segment(text, stmt)
+        target = getattr(stmt.targets[0], "id", "") if isinstance(stmt, ast.Assign) else None
+        if target == "test_case":
+            for arg in stmt.value.args:
+                rows.append((isinstance(arg, ast.Starred), ast.get_source_segment(text, arg)))
+        elif target == "extensions":
+            extensions = repr(seg.split(".")[-1])
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # docstring
+        else:
+            prelude.append(seg)
+    return prelude, rows, extensions
+
+
+def _function(cls_name: str, fname: str, prelude: list, rows: list) -> str:
+    """The ported function: the prelude as locals, then the rows as a list of lambdas."""
+    body = ["", "", f"def {fname}():", f'    """TVM\'s {cls_name}."""']
+    for seg in prelude:
+        # Class attributes become locals; methods become nested functions.
+        body += ["    " + line for line in rename(seg).splitlines()]
+    body.append("    return [")
+    for starred, seg in rows:
+        seg = rename(seg)
+        if starred:
+            body.append(f"        *[lambda c=c: c for c in {seg[1:]}],")
+        else:
+            seg = "\n        ".join(seg.splitlines())
+            body.append(f"        lambda: {seg},")
+    body.append("    ]")
+    return "\n".join(body)
+
+
 def port(path: str) -> str:
     text = open(path).read()
     tree = ast.parse(text)
     out = [HEADER]
     classes = []
     for node in tree.body:
-        if not (
-            isinstance(node, ast.ClassDef)
-            and any(getattr(b, "id", "") == "BaseCompare" for b in node.bases)
-        ):
+        if not _is_compare_class(node):
             continue
-        prelude, rows, extensions = [], [], "None"
-        for stmt in node.body:
-            seg = ast.get_source_segment(text, stmt)
-            if isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", "") == "test_case":
-                for arg in stmt.value.args:
-                    rows.append((isinstance(arg, ast.Starred), ast.get_source_segment(text, arg)))
-            elif (
-                isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", "") == "extensions"
-            ):
-                extensions = repr(seg.split(".")[-1])
-            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                continue  # docstring
-            else:
-                prelude.append(seg)
+        prelude, rows, extensions = _class_parts(text, node)
         fname = snake(node.name)
         classes.append((node.name, fname, extensions))
-        body = ["", "", f"def {fname}():", f'    """TVM\'s {node.name}."""']
-        for seg in prelude:
-            # Class attributes become locals; methods become nested functions.
-            body += ["    " + line for line in rename(seg).splitlines()]
-        body.append("    return [")
-        for starred, seg in rows:
-            seg = rename(seg)
-            if starred:
-                body.append(f"        *[lambda c=c: c for c in {seg[1:]}],")
-            else:
-                seg = "\n        ".join(seg.splitlines())
-                body.append(f"        lambda: {seg},")
-        body.append("    ]")
-        out.append("\n".join(body))
+        out.append(_function(node.name, fname, prelude, rows))
     table = [
         "",
         "",

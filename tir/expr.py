@@ -10,6 +10,29 @@ TVM's type promotion and constant folding; see ``tir.op``.
 >>> e = Add(x, 1)
 >>> e.dtype, e.b.value
 ('int32', 1)
+
+Adding an expression node: the places that must know it
+--------------------------------------------------------
+1. The class, here or in ``expr_vector.py``: ``@node``, a one-sentence
+   docstring, every child declared with ``expr_field``/``exprs_field``.
+   The field declarations are all the visitors and mutators (``functor``),
+   structural equality, hashing and digest (``structural*``) and pickling
+   (``pickling``) need. Export it from ``tir/__init__.py``.
+2. The printer, ``tir/printer.py``: a ``visit_<snake_name>`` method
+   (without one it prints as ``T.ClassName(field=...)``).
+3. The TVMScript parser, ``tir/script/``: a ``T.<ClassName>`` builder in
+   ``builtins.py`` or an entry in a syntax table of ``expr.py``.
+4. The vectorizer, ``transform/vector/vectorizer/expr_rules.py``:
+   ``ExprVectorizer.visit_<snake_name>``.
+5. The LLVM emitter, ``codegen/llvm/expr.py`` (or the mixin of its kind):
+   ``visit_<snake_name>``; without one the build raises a clear error.
+6. The interpreter, ``codegen/interp/machine.py``: ``Machine.visit_<snake_name>``.
+7. Trace JSON, ``tir/schedule/trace_json.py``: automatic for the classes of
+   ``expr.py`` and ``expr_vector.py`` (``EXPR_CLASSES``).
+8. As the node needs: builders in ``op.py``, simplifier rules in ``arith/``.
+
+``tests/tir/test_node_coverage.py`` checks 1-7 for every node class and lists
+the deliberate gaps, each with its reason.
 """
 
 from __future__ import annotations
@@ -696,6 +719,10 @@ from .expr_vector import Broadcast, Ramp, Shuffle, scalable_factor  # noqa: E402
 # isort: split
 from . import op as _op  # noqa: E402  (operators on PrimExpr call into tir.op)
 from .buffer import Buffer  # noqa: E402
+
+#: The bases that are never built themselves (they share fields and checks); lists of
+#: node classes skip them.
+EXPR_BASES = (PrimExpr, BinaryOpNode, CmpOpNode)
 
 __all__ = [
     "PrimExpr", "Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "Any", "BinaryOpNode",

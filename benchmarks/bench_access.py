@@ -180,42 +180,77 @@ def tirlite_variants(name: str, n: int, tile: int) -> list:
 
 def numpy_fn(name: str, args: list) -> Callable:
     """The natural NumPy expression, writing into the preallocated output where NumPy can."""
-    a, out = args[0], args[-1]
-    if name in ("copy_s2", "copy_s3"):
-        view = a[::int(name[-1])]
-        return lambda: np.copyto(out, view)
-    if name in ("sum_s2", "sum_s3"):
-        view = a[::int(name[-1])]
+    return _NUMPY[name](name, args)
 
-        def total():
-            out[0] = view.sum()
-        return total
-    if name == "reverse":
-        return lambda: np.copyto(out, a[::-1])
-    if name == "cmul":
-        x, y, z = (v.view(np.complex64) for v in args)
-        return lambda: np.multiply(x, y, out=z)
-    if name == "rgb_gray_f32":
-        rgb, weights = a.reshape(-1, 3), np.array(common.GRAY_F32, np.float32)
-        return lambda: np.matmul(rgb, weights, out=out)
-    if name == "rgb_gray_u8":
-        rgb = a.reshape(-1, 3)
-        weights = np.array(common.GRAY_U8, np.uint16)
 
-        def gray():  # in uint16: 255 * 256 + 128 fits
-            acc = rgb[:, 0] * weights[0]
-            acc += rgb[:, 1] * weights[1]
-            acc += rgb[:, 2] * weights[2]
-            acc += 128
-            np.right_shift(acc, 8, out=acc)
-            np.copyto(out, acc, casting="unsafe")
-        return gray
-    if name == "transpose":
-        return lambda: np.copyto(out, a.T)
-    if name == "gather":
-        idx = args[1]
-        return lambda: np.take(a, idx, out=out)
-    raise KeyError(name)
+def _np_copy_strided(name: str, args: list) -> Callable:
+    view, out = args[0][::int(name[-1])], args[-1]
+    return lambda: np.copyto(out, view)
+
+
+def _np_sum_strided(name: str, args: list) -> Callable:
+    view, out = args[0][::int(name[-1])], args[-1]
+
+    def total():
+        out[0] = view.sum()
+    return total
+
+
+# The views are made once, outside the timed call, as for every kernel here.
+
+
+def _np_reverse(name: str, args: list) -> Callable:
+    view, out = args[0][::-1], args[-1]
+    return lambda: np.copyto(out, view)
+
+
+def _np_transpose(name: str, args: list) -> Callable:
+    view, out = args[0].T, args[-1]
+    return lambda: np.copyto(out, view)
+
+
+def _np_gather(name: str, args: list) -> Callable:
+    a, idx, out = args[0], args[1], args[-1]
+    return lambda: np.take(a, idx, out=out)
+
+
+def _np_cmul(name: str, args: list) -> Callable:
+    x, y, z = (v.view(np.complex64) for v in args)
+    return lambda: np.multiply(x, y, out=z)
+
+
+def _np_rgb_gray_f32(name: str, args: list) -> Callable:
+    rgb, weights, out = args[0].reshape(-1, 3), np.array(common.GRAY_F32, np.float32), args[-1]
+    return lambda: np.matmul(rgb, weights, out=out)
+
+
+def _np_rgb_gray_u8(name: str, args: list) -> Callable:
+    rgb, out = args[0].reshape(-1, 3), args[-1]
+    weights = np.array(common.GRAY_U8, np.uint16)
+
+    def gray():  # in uint16: 255 * 256 + 128 fits
+        acc = rgb[:, 0] * weights[0]
+        acc += rgb[:, 1] * weights[1]
+        acc += rgb[:, 2] * weights[2]
+        acc += 128
+        np.right_shift(acc, 8, out=acc)
+        np.copyto(out, acc, casting="unsafe")
+    return gray
+
+
+#: kernel name -> (name, args) -> the NumPy version of the kernel.
+_NUMPY = {
+    "copy_s2": _np_copy_strided,
+    "copy_s3": _np_copy_strided,
+    "sum_s2": _np_sum_strided,
+    "sum_s3": _np_sum_strided,
+    "reverse": _np_reverse,
+    "cmul": _np_cmul,
+    "rgb_gray_f32": _np_rgb_gray_f32,
+    "rgb_gray_u8": _np_rgb_gray_u8,
+    "transpose": _np_transpose,
+    "gather": _np_gather,
+}
 
 
 def numba_fns() -> dict:
@@ -343,10 +378,8 @@ def gathers_in_ir(module) -> int:
                if "call " in line and "gather" in line)
 
 
-def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) -> dict:
-    """Build, check and time one kernel for every candidate."""
-    args = common.arrays(name, n)
-    row: dict = {"kernel": name, "errors": {}, "wrong": []}
+def _tirlite_candidates(name: str, n: int, tile: int, args: list, row: dict) -> dict:
+    """Each form of the kernel that builds; the first is the tirlite column (noted in row)."""
     candidates: dict = {}
     for label, make, flat in tirlite_variants(name, n, tile):
         try:
@@ -362,9 +395,11 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
             row.update(form=label, remarks=[str(r) for r in module.remarks],
                        gathers=gathers_in_ir(module))
         candidates[key] = (lambda e=entry, x=call_args: e(*x))
-    candidates["numpy"] = numpy_fn(name, args)
-    if name in nb:
-        candidates["numba"] = (lambda f=nb[name]: f(*args))
+    return candidates
+
+
+def _checked(name: str, args: list, candidates: dict, row: dict) -> dict:
+    """The candidates that compute the right result, ready to time; the others in row."""
     checked: dict = {}
     for label, fn in candidates.items():
         try:
@@ -374,6 +409,11 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
             row["errors"][label] = f"WRONG RESULT: {common.error_text(err)}"
             continue
         checked[label] = _timed(fn)
+    return checked
+
+
+def _add_peers(name: str, workers: dict, row: dict, checked: dict) -> None:
+    """Each peer worker's kernel into ``checked``, or its error into ``row``."""
     for label, worker in workers.items():
         status = worker.ready.get(name, {"error": "not written for this peer"})
         if "ok" in status:
@@ -383,6 +423,18 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
             row["errors"][label] = status["error"]
         elif status["error"] != "not written for this peer":
             row["errors"][label] = status["error"]
+
+
+def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) -> dict:
+    """Build, check and time one kernel for every candidate."""
+    args = common.arrays(name, n)
+    row: dict = {"kernel": name, "errors": {}, "wrong": []}
+    candidates = _tirlite_candidates(name, n, tile, args, row)
+    candidates["numpy"] = numpy_fn(name, args)
+    if name in nb:
+        candidates["numba"] = (lambda f=nb[name]: f(*args))
+    checked = _checked(name, args, candidates, row)
+    _add_peers(name, workers, row, checked)
     try:
         raw = interleaved_ms(checked, runs)
     except WorkerDied as err:  # time the others without it, and say so

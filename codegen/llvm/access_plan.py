@@ -163,36 +163,51 @@ def lane_forms(e: PrimExpr) -> list[Form] | None:
         return None
     if n == 1:
         return [_scalar_form(e)]
-    if isinstance(e, Broadcast):
-        return [_scalar_form(e.value)] * n
-    if isinstance(e, Ramp):
-        base = _scalar_form(e.base)
-        step = _scalar_form(e.stride)
-        return [base.plus(step.scaled(k)) for k in range(n)]
-    if isinstance(e, (Add, Sub)):
-        a, b = lane_forms(e.a), lane_forms(e.b)
-        if a is None or b is None:
-            return None
-        sign = 1 if isinstance(e, Add) else -1
-        return [x.plus(y, sign) for x, y in zip(a, b)]
-    if isinstance(e, Mul):
-        return _mul_forms(e)
-    if isinstance(e, Cast) and is_widening_int_cast(e):
-        return lane_forms(e.value)
-    if isinstance(e, Shuffle):
-        parts = [lane_forms(v) for v in e.vectors]
-        if any(p is None for p in parts):
-            return None
-        flat = [f for p in parts for f in p]
-        return [flat[i.value] for i in e.indices]
-    return None
+    rule = _VECTOR_FORMS.get(type(e))
+    return None if rule is None else rule(e, n)
 
 
-def _mul_forms(e: Mul) -> list[Form] | None:
+def _broadcast_forms(e: Broadcast, n: int) -> list[Form]:
+    return [_scalar_form(e.value)] * n
+
+
+def _ramp_forms(e: Ramp, n: int) -> list[Form]:
+    base = _scalar_form(e.base)
+    step = _scalar_form(e.stride)
+    return [base.plus(step.scaled(k)) for k in range(n)]
+
+
+def _add_sub_forms(e: Add | Sub, n: int) -> list[Form] | None:
+    a, b = lane_forms(e.a), lane_forms(e.b)
+    if a is None or b is None:
+        return None
+    sign = 1 if isinstance(e, Add) else -1
+    return [x.plus(y, sign) for x, y in zip(a, b)]
+
+
+def _mul_forms(e: Mul, n: int) -> list[Form] | None:
     a, b = lane_forms(e.a), lane_forms(e.b)
     if a is None or b is None:
         return None
     return [x.times(y) for x, y in zip(a, b)]
+
+
+def _cast_forms(e: Cast, n: int) -> list[Form] | None:
+    return lane_forms(e.value) if is_widening_int_cast(e) else None
+
+
+def _shuffle_forms(e: Shuffle, n: int) -> list[Form] | None:
+    parts = [lane_forms(v) for v in e.vectors]
+    if any(p is None for p in parts):
+        return None
+    flat = [f for p in parts for f in p]
+    return [flat[i.value] for i in e.indices]
+
+
+#: Node class -> the per-lane forms of a vector of that kind (others are not linear).
+_VECTOR_FORMS = {Broadcast: _broadcast_forms, Ramp: _ramp_forms, Add: _add_sub_forms,
+                 Sub: _add_sub_forms, Mul: _mul_forms, Cast: _cast_forms,
+                 Shuffle: _shuffle_forms}
 
 
 class Chunk:

@@ -328,34 +328,49 @@ class GatherCodegen:
 
 def _lane_expr(expr, k: int):
     """Lane ``k`` of the integer vector ``expr`` as a scalar TIR expression, or None."""
-    t = dt.DataType(expr.dtype)
-    if t.lanes == 1:
+    if dt.DataType(expr.dtype).lanes == 1:
         return expr  # the same in every lane
-    if isinstance(expr, Broadcast):
-        return _lane_expr(expr.value, k)
-    if isinstance(expr, Ramp) and dt.DataType(expr.base.dtype).lanes == 1:
-        return tir_op.add(expr.base, tir_op.mul(expr.stride, IntImm(expr.stride.dtype, k)))
-    if isinstance(expr, Cast):
-        value = _lane_expr(expr.value, k)
-        return None if value is None else tir_op.cast(str(t.element_of), value)
-    if isinstance(expr, BufferLoad):
-        if expr.predicate is not None or dt.lanes_of(expr.buffer.dtype) > 1:
-            return None
-        indices = []
-        for index in expr.indices:
-            if dt.DataType(index.dtype).lanes == 1:
-                indices.append(index)
-                continue
-            lane = _lane_expr(index, k)
-            if lane is None:
-                return None
-            indices.append(lane)
-        return BufferLoad(expr.buffer, indices)
+    rule = _LANE_RULES.get(type(expr))
+    if rule is not None:
+        return rule(expr, k)
     combine = _INT_BINARY.get(type(expr))
     if combine is not None:
         a, b = _lane_expr(expr.a, k), _lane_expr(expr.b, k)
         return None if a is None or b is None else combine(a, b)
     return None
+
+
+def _broadcast_lane(expr: Broadcast, k: int):
+    return _lane_expr(expr.value, k)
+
+
+def _ramp_lane(expr: Ramp, k: int):
+    if dt.DataType(expr.base.dtype).lanes != 1:
+        return None
+    return tir_op.add(expr.base, tir_op.mul(expr.stride, IntImm(expr.stride.dtype, k)))
+
+
+def _cast_lane(expr: Cast, k: int):
+    value = _lane_expr(expr.value, k)
+    return None if value is None else tir_op.cast(str(dt.DataType(expr.dtype).element_of), value)
+
+
+def _load_lane(expr: BufferLoad, k: int):
+    if expr.predicate is not None or dt.lanes_of(expr.buffer.dtype) > 1:
+        return None
+    indices = []
+    for index in expr.indices:
+        lane = index if dt.DataType(index.dtype).lanes == 1 else _lane_expr(index, k)
+        if lane is None:
+            return None
+        indices.append(lane)
+    return BufferLoad(expr.buffer, indices)
+
+
+#: Node class -> how lane ``k`` of such a vector is written as a scalar (binary integer
+#: ops are ``_INT_BINARY``'s).
+_LANE_RULES = {Broadcast: _broadcast_lane, Ramp: _ramp_lane, Cast: _cast_lane,
+               BufferLoad: _load_lane}
 
 
 __all__ = ["GATHER_TABLE", "POLICIES", "GatherCodegen", "gather_policy"]

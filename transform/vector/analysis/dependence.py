@@ -66,30 +66,52 @@ def affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None = None) -> Af
 
 
 def _affine(e: PrimExpr, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
-    if isinstance(e, Var):
-        return Affine({id(e): 1}, (), op.const(0, e.dtype)) if id(e) in loop_vars else Affine(
-            {}, (), e)
-    if isinstance(e, IntImm):
-        return Affine({}, (), e)
-    if isinstance(e, (Add, Sub)):
-        a, b = affine(e.a, loop_vars, bound), affine(e.b, loop_vars, bound)
-        if a is None or b is None:
-            return None
-        return _combine(a, b, 1 if isinstance(e, Add) else -1)
-    if isinstance(e, Mul):
-        scaled = _scaled(e, loop_vars, bound)
-        if scaled is None and lanes(e) == 1 and not uses_any_var(e, loop_vars):
-            return Affine({}, (), e)  # a product of invariants, such as i * (vscale() * 4)
-        return scaled
-    if isinstance(e, Ramp):
-        return _ramp(e, loop_vars, bound)
-    if isinstance(e, Broadcast):
-        return affine(e.value, loop_vars, bound)
-    if isinstance(e, Cast) and is_widening_int_cast(e):
-        return affine(e.value, loop_vars, bound)
+    for cls in type(e).__mro__:  # SizeVar takes Var's rule
+        rule = _AFFINE_RULES.get(cls)
+        if rule is not None:
+            return rule(e, loop_vars, bound)
+    return _invariant(e, loop_vars)
+
+
+def _invariant(e: PrimExpr, loop_vars: set[int]) -> Affine | None:
+    """A scalar that no loop var touches is all ``rest``; anything else has no form."""
     if lanes(e) == 1 and not uses_any_var(e, loop_vars):
         return Affine({}, (), e)
     return None
+
+
+def _var_form(e: Var, loop_vars: set[int], bound: Bounder | None) -> Affine:
+    if id(e) in loop_vars:
+        return Affine({id(e): 1}, (), op.const(0, e.dtype))
+    return Affine({}, (), e)
+
+
+def _const_form(e: IntImm, loop_vars: set[int], bound: Bounder | None) -> Affine:
+    return Affine({}, (), e)
+
+
+def _add_sub_form(e: Add | Sub, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
+    a, b = affine(e.a, loop_vars, bound), affine(e.b, loop_vars, bound)
+    if a is None or b is None:
+        return None
+    return _combine(a, b, 1 if isinstance(e, Add) else -1)
+
+
+def _mul_form(e: Mul, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
+    scaled = _scaled(e, loop_vars, bound)
+    if scaled is None and lanes(e) == 1 and not uses_any_var(e, loop_vars):
+        return Affine({}, (), e)  # a product of invariants, such as i * (vscale() * 4)
+    return scaled
+
+
+def _broadcast_form(e: Broadcast, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
+    return affine(e.value, loop_vars, bound)
+
+
+def _cast_form(e: Cast, loop_vars: set[int], bound: Bounder | None) -> Affine | None:
+    if is_widening_int_cast(e):
+        return affine(e.value, loop_vars, bound)
+    return _invariant(e, loop_vars)
 
 
 def _free(e: PrimExpr, bound: Bounder) -> Affine | None:
@@ -216,3 +238,10 @@ def _low(t: Term) -> float:
 def _high(t: Term) -> float:
     ends = (t.hi, t.lo) if t.coeff > 0 else (t.lo, t.hi)
     return math.inf if ends[0] is None else t.coeff * ends[0]
+
+
+#: Node class -> its affine form (``_affine``); other nodes are invariant or have none.
+_AFFINE_RULES = {Var: _var_form, IntImm: _const_form, Add: _add_sub_form, Sub: _add_sub_form,
+                 Mul: _mul_form, Ramp: _ramp,
+                 Broadcast: _broadcast_form, Cast: _cast_form}
+

@@ -114,27 +114,10 @@ def plan_versioning(loop: For, analyzer: Analyzer, outer_loop_vars: set[int]) ->
     on; ``analyzer`` knows the enclosing loops' ranges and conditions, ``outer_loop_vars``
     holds the ids of the enclosing loops' vars."""
     bound_inside = _bound_inside(loop)
-    strided, refused = [], []
-    for access in AccessCollector(loop.loop_var, analyzer).collect(loop.body):
-        entry = _strided(loop, access, analyzer)
-        if isinstance(entry, str):  # a stride that reads memory: not a var to test
-            refused.append(f"the stride of {shown(access, analyzer.simplify)} {entry}")
-            continue
-        if entry is None:
-            continue
-        strided.append(entry)
-        for v in entry.vars:
-            why = _why_not_versionable(v, bound_inside, outer_loop_vars)
-            if why:
-                refused.append(f"the stride of {shown(access, analyzer.simplify)} uses {why}")
+    strided, refused = _strided_accesses(loop, analyzer, bound_inside, outer_loop_vars)
     if not strided:
         return StridePlan(reason="; ".join(dict.fromkeys(refused)))
-    candidates = []
-    for entry in strided:
-        for v in entry.vars:
-            if not _why_not_versionable(v, bound_inside, outer_loop_vars) and all(
-                    v is not c for c in candidates):
-                candidates.append(v)
+    candidates = _candidates(strided, bound_inside, outer_loop_vars)
     not_one = [v for v in candidates
                if analyzer.can_prove(op.not_equal(v, op.const(1, v.dtype)))]
     # Known not to be 1: the general path of an earlier versioning, or the user's own check.
@@ -150,6 +133,37 @@ def plan_versioning(loop: For, analyzer: Analyzer, outer_loop_vars: set[int]) ->
     chosen, fast = best
     known = analyzer.can_prove(StridePlan(chosen).condition)
     return StridePlan(chosen, fast, known=known)
+
+
+def _strided_accesses(loop: For, analyzer: Analyzer, bound_inside: set[int],
+                      outer_loop_vars: set[int]) -> tuple[list, list[str]]:
+    """The accesses of ``loop`` with a stride that is not a constant, and why the stride
+    vars of some cannot be versioned on."""
+    strided, refused = [], []
+    for access in AccessCollector(loop.loop_var, analyzer).collect(loop.body):
+        entry = _strided(loop, access, analyzer)
+        if isinstance(entry, str):  # a stride that reads memory: not a var to test
+            refused.append(f"the stride of {shown(access, analyzer.simplify)} {entry}")
+            continue
+        if entry is None:
+            continue
+        strided.append(entry)
+        for v in entry.vars:
+            why = _why_not_versionable(v, bound_inside, outer_loop_vars)
+            if why:
+                refused.append(f"the stride of {shown(access, analyzer.simplify)} uses {why}")
+    return strided, refused
+
+
+def _candidates(strided: list, bound_inside: set[int], outer_loop_vars: set[int]) -> list[Var]:
+    """The stride vars that may be versioned on, each once, in order of appearance."""
+    candidates: list[Var] = []
+    for entry in strided:
+        for v in entry.vars:
+            if not _why_not_versionable(v, bound_inside, outer_loop_vars) and all(
+                    v is not c for c in candidates):
+                candidates.append(v)
+    return candidates
 
 
 def _strided(loop: For, access: Access, analyzer: Analyzer) -> _Strided | str | None:

@@ -36,7 +36,7 @@ from ..pass_context import PassContext
 from ..remarks import emit_remark
 from ..vector.analysis.aliasing import DISTINCT, shared_memory
 from ..vector.analysis.reductions import Reduction, find_reductions
-from ..vector.vectorize_reductions import ORDERED
+from ..vector.options import ORDERED
 from .conflicts import ParallelAnalysis, analyze_parallel_loop
 from .partials import chunk_count, parallel_reduction
 

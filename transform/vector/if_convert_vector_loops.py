@@ -45,7 +45,6 @@ does ``tir.disable_vectorize``.
 
 from __future__ import annotations
 
-from target import current_target, has_sve
 from tir import op
 from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
@@ -66,10 +65,8 @@ from .analysis.branch_safety import (
     same_location_stores,
     why_not_convertible,
 )
+from .options import IF_CONVERSION, VectorOptions
 from .tail import PREDICATE_TAIL, is_tail_guard
-
-#: The config key that turns the pass on or off (registered in config.py).
-IF_CONVERSION = "tir.vectorize.if_conversion"
 
 
 class _Counts:
@@ -250,14 +247,11 @@ def IfConvertVectorLoops() -> PrimFuncPass:
     """
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        if ctx.config.get("tir.disable_vectorize", False) or not ctx.config.get(IF_CONVERSION):
+        options = VectorOptions.from_context(ctx)
+        if options.disable_vectorize or not options.if_conversion:
             return func
-        name = function_name(mod, func)
         # As VectorizeLoop reads the key: unset, on for SVE targets (TVM's rule).
-        key = "tir.enable_buffer_level_predication"
-        predicate = bool(ctx.config[key]) if key in ctx.config else has_sve(
-            func.attrs.get("target", current_target()))
-        return if_convert_function(func, name, predicate)
+        return if_convert_function(func, function_name(mod, func), options.predicates(func))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.IfConvertVectorLoops")
 

@@ -48,7 +48,6 @@ loop as written).
 
 from __future__ import annotations
 
-from target import current_target, has_sve
 from tir import op
 from tir.arith import Analyzer
 from tir.expr import IntImm, PrimExpr, Var, scalable_factor
@@ -65,6 +64,7 @@ from tir.stmt import For, ForKind, SeqStmt, Stmt
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
+from .options import VectorOptions, function_has_sve
 from .remarks import NOT_VECTORIZED, VectorizeRemark
 from .tail import STRIP_MINED, peeled_tail, vla_loop
 from .vector_length import (
@@ -202,8 +202,7 @@ def _is_const(e: PrimExpr, value: int) -> bool:
 
 def strip_mine_function(func: PrimFunc, name: str = "main") -> PrimFunc:
     """``func`` with its vectorized loops strip-mined (see the module docstring)."""
-    sve = has_sve(func.attrs.get("target", current_target()))
-    body = _StripMiner(name, register_bits(func), sve)(func.body)
+    body = _StripMiner(name, register_bits(func), function_has_sve(func))(func.body)
     return func if body is func.body else func.with_body(body)
 
 
@@ -215,10 +214,9 @@ def StripMineVectorLoops() -> PrimFuncPass:
     """
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        if ctx.config.get("tir.disable_vectorize", False):
+        if VectorOptions.from_context(ctx).disable_vectorize:
             return func
-        name = function_name(mod, func)
-        return strip_mine_function(func, name)
+        return strip_mine_function(func, function_name(mod, func))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.StripMineVectorLoops")
 

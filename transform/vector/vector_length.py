@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from target import Target, current_target
+from target import Target
 from tir import dtype as dt
 from tir import op
 from tir.expr import BufferLoad, Cast, IntImm, PrimExpr, scalable_factor
 from tir.function import PrimFunc
 from tir.functor import post_order_visit
 from tir.stmt import BufferStore, For, Stmt
+
+from .options import function_target
 
 #: The loop annotation that sets the vector length (a positive power of two).
 VECTOR_LENGTH = "tir.vector_length"
@@ -30,7 +32,7 @@ SVE_GRANULE_BITS = 128
 def register_bits(func: PrimFunc) -> int:
     """The widest vector register of the function's target, else of the entered
     ``codegen.Target``, else of the host."""
-    target = func.attrs.get("target", current_target())
+    target = function_target(func)
     return Target("llvm" if target is None else str(target)).vector_width_bits
 
 

@@ -63,7 +63,6 @@ scalarization in stmt_rules.py.
 
 from __future__ import annotations
 
-from target import current_target
 from tir.function import IRModule, PrimFunc
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
@@ -71,12 +70,10 @@ from ..pass_context import PassContext
 from ..remarks import emit_remark
 from .analysis.aliasing import shared_memory
 from .analysis.legality import ASSUME_INDEPENDENT
+from .options import VectorOptions, function_target
 from .remarks import VectorizeError, VectorizeRemark
 from .vectorize_skipper import VectorizeSkipper
 from .vectorizer.loops import LoopVectorizer
-
-#: The config key that lets any index widen (registered in config.py).
-ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
 
 
 def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool = False,
@@ -88,8 +85,8 @@ def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool =
     lets any index of an access widen and masks the loads of ``if_then_else``
     branches (config ``tir.vectorize.any_dim_access``).
     """
-    target = func.attrs.get("target", current_target())
-    vectorizer = LoopVectorizer(name, target, predicate, any_dim, shared_memory(func))
+    vectorizer = LoopVectorizer(name, function_target(func), predicate, any_dim,
+                                shared_memory(func))
     body = vectorizer(func.body)
     for remark in vectorizer.remarks:
         if print_remarks:
@@ -117,15 +114,13 @@ def VectorizeLoop(enable_vectorize: bool = True, any_dim_access: bool = False) -
     """
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        if not enable_vectorize or ctx.config.get("tir.disable_vectorize", False):
+        options = VectorOptions.from_context(ctx)
+        if not enable_vectorize or options.disable_vectorize:
             return func.with_body(VectorizeSkipper()(func.body))
-        print_remarks = bool(ctx.config.get("tir.vectorize_remarks", False))
-        # Unset, the key defaults to "on for SVE targets" (TVM); an explicit False wins.
-        key = "tir.enable_buffer_level_predication"
-        predicate = bool(ctx.config[key]) if key in ctx.config else None
-        any_dim = ctx.config.get(ANY_DIM_ACCESS, any_dim_access)
-        return vectorize_function(func, function_name(mod, func), print_remarks, predicate,
-                                  bool(any_dim))
+        # Unset, predication defaults to "on for SVE targets" (TVM); an explicit False wins.
+        any_dim = any_dim_access if options.any_dim_access is None else options.any_dim_access
+        return vectorize_function(func, function_name(mod, func), options.print_remarks,
+                                  options.buffer_predication, any_dim)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeLoop")
 

@@ -67,7 +67,6 @@ nothing under ``tir.disable_vectorize``.
 
 from __future__ import annotations
 
-from target import current_target, has_sve
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
@@ -105,6 +104,7 @@ from .analysis.reductions import (
     find_search,
     identity,
 )
+from .options import ORDERED, VectorOptions, function_has_sve
 from .reduction_ir import (
     ReplaceStmts,
     allocate,
@@ -126,8 +126,6 @@ from .vector_length import (
 
 #: The outcome of a remark on a statement that looks like a reduction but is not one.
 NOT_A_REDUCTION = "not a reduction"
-#: Config key: keep float sums and products in the serial order.
-ORDERED = "tir.vectorize.ordered_reductions"
 
 
 class _ReductionRewriter(StmtMutator):
@@ -610,8 +608,8 @@ def _reason(plan: _Plan, why: str, ordered: bool) -> str:
 
 def vectorize_reductions(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
     """``func`` with the reductions of its vectorized loops rewritten (see the module doc)."""
-    sve = has_sve(func.attrs.get("target", current_target()))
-    rewriter = _ReductionRewriter(name, register_bits(func), ordered, sve, shared_memory(func))
+    rewriter = _ReductionRewriter(name, register_bits(func), ordered, function_has_sve(func),
+                                  shared_memory(func))
     body = rewriter(func.body)
     return func if body is func.body else func.with_body(body)
 
@@ -627,10 +625,10 @@ def VectorizeReductions() -> PrimFuncPass:
     """
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        if ctx.config.get("tir.disable_vectorize", False):
+        options = VectorOptions.from_context(ctx)
+        if options.disable_vectorize:
             return func
-        name = function_name(mod, func)
-        return vectorize_reductions(func, name, bool(ctx.config.get(ORDERED, False)))
+        return vectorize_reductions(func, function_name(mod, func), options.ordered_reductions)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeReductions")
 

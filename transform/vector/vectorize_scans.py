@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 
-from target import current_target, has_sve
 from tir import op
 from tir.expr import BufferLoad, IntImm, PrimExpr, Var
 from tir.expr_vector import Broadcast, Ramp, Shuffle
@@ -46,11 +45,11 @@ from ..pass_context import PassContext
 from ..remarks import emit_remark
 from .analysis.reductions import ReductionRemark
 from .analysis.scans import Scan, find_scan
+from .options import ORDERED, VectorOptions, function_has_sve
 from .reduction_ir import allocate, local_buffer, serial_loop
 from .remarks import VECTORIZED
 from .tail import STRIP_MINED
 from .vector_length import is_scalable_extent, register_bits, vector_length
-from .vectorize_reductions import ORDERED
 
 #: The outcome of a remark on a scan left serial.
 NOT_A_SCAN = "not vectorized as a scan"
@@ -173,7 +172,7 @@ class _ScanPlan:
 
 def vectorize_scans(func: PrimFunc, name: str = "main", ordered: bool = False) -> PrimFunc:
     """``func`` with the scans of its vectorized loops rewritten (see the module doc)."""
-    if has_sve(func.attrs.get("target", current_target())):
+    if function_has_sve(func):
         return func
     body = _ScanRewriter(name, register_bits(func), ordered)(func.body)
     return func if body is func.body else func.with_body(body)
@@ -187,10 +186,10 @@ def VectorizeScans() -> PrimFuncPass:
     """
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        if ctx.config.get("tir.disable_vectorize", False):
+        options = VectorOptions.from_context(ctx)
+        if options.disable_vectorize:
             return func
-        return vectorize_scans(func, function_name(mod, func), bool(ctx.config.get(ORDERED,
-                                                                                    False)))
+        return vectorize_scans(func, function_name(mod, func), options.ordered_reductions)
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VectorizeScans")
 

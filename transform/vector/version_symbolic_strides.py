@@ -57,9 +57,7 @@ from ..pass_context import PassContext
 from ..remarks import emit_remark
 from ..simplify import simplify_stmt
 from .analysis.strides import StridePlan, plan_versioning
-
-#: The config key that turns the pass on or off (registered in config.py).
-VERSION_STRIDES = "tir.vectorize.version_strides"
+from .options import VERSION_STRIDES, VectorOptions
 
 
 @attrs.frozen
@@ -156,11 +154,10 @@ def VersionSymbolicStrides() -> PrimFuncPass:
     under ``s == 1`` (see the module docstring)."""
 
     def transform_function(func: PrimFunc, mod: IRModule, ctx: PassContext) -> PrimFunc:
-        config = ctx.config
-        if config.get("tir.disable_vectorize", False) or not config.get(VERSION_STRIDES):
+        options = VectorOptions.from_context(ctx)
+        if options.disable_vectorize or not options.version_strides:
             return func
-        name = function_name(mod, func)
-        return version_strides_function(func, name)
+        return version_strides_function(func, function_name(mod, func))
 
     return prim_func_pass(transform_function, opt_level=0, name="tir.VersionSymbolicStrides")
 

@@ -21,6 +21,7 @@ import attrs
 from tir.function import IRModule, PrimFunc
 
 from .pass_context import PassContext
+from .remarks import remark_batch
 
 
 @attrs.frozen
@@ -65,7 +66,9 @@ class Pass:
 
     def __call__(self, mod: IRModule) -> IRModule:
         mod = _check_module(mod, self.info.name)
-        return run_pass(self, mod, PassContext.current())
+        # The remarks of the whole run, folded per source loop when it ends (remarks.py).
+        with remark_batch():
+            return run_pass(self, mod, PassContext.current())
 
     def transform(self, mod: IRModule, ctx: PassContext) -> IRModule:
         """The transformation itself, without instruments or gating."""
@@ -139,7 +142,8 @@ class Sequential(Pass):
 
     def __call__(self, mod: IRModule) -> IRModule:
         mod = _check_module(mod, self.info.name)
-        return self.transform(mod, PassContext.current())
+        with remark_batch():
+            return self.transform(mod, PassContext.current())
 
     def transform(self, mod: IRModule, ctx: PassContext) -> IRModule:
         """The passes in order, each gated by ``ctx`` and wrapped in its instruments."""

@@ -202,10 +202,10 @@ def test_other_statements_run_once_per_iteration():
 def test_remark_says_vectorized_and_notes_reassociation():
     with transform.PassContext(config=STRICT):
         mod = codegen.build(sum_kernel("float32"))
-    first = str(mod.remarks[0])
+    first = mod.remarks[0].line
     assert ": vectorized: reduction S[0] (add): 4 accumulators" in first
     assert "float sum reassociated: results may differ from the serial order in rounding" in first
-    exact = str(build(reduction("float32", "max"), STRICT).remarks[0])
+    exact = build(reduction("float32", "max"), STRICT).remarks[0].line
     assert ": vectorized: reduction S[0] (max)" in exact and "reassociated" not in exact
 
 
@@ -252,7 +252,7 @@ def test_row_sums_inside_serial_and_parallel_loops(kind, lo, loop_dtype):
     """Accumulators per row (each parallel task its own), a loop start other than 0, and
     extents below 0 (n < lo: no iteration)."""
     mod = build(row_sums(kind, lo, loop_dtype), ORDERED)
-    assert "vectorized: reduction S[r] (add)" in str(mod.remarks[0])
+    assert "vectorized: reduction S[r] (add)" in mod.remarks[0].line
     for rows, cols in [(1, 0), (2, 1), (3, 5), (7, 37), (64, 1001)]:
         a = np.random.default_rng(cols).uniform(-1, 1, (rows, cols))
         s = np.full(rows, 9.0)
@@ -274,7 +274,7 @@ def test_conditional_reduction(dtype, kind, config):
     each lane's accumulator (if-converted: masked); the else-branch still runs."""
     func = guarded(dtype, kind)
     vector, serial = build(func, config), build(func, SERIAL)
-    assert f"reduction S[0] ({kind}, under an if)" in str(vector.remarks[0])
+    assert f"reduction S[0] ({kind}, under an if)" in vector.remarks[0].line
     rng = np.random.default_rng(9)
     exact = config is ORDERED or not (dtype.startswith("float") and kind in ("add", "mul"))
     for n in sizes(dtype):
@@ -298,7 +298,7 @@ def test_accumulators_in_elements_of_one_buffer_match_serial_and_interpreter(dty
     func = moments(dtype)
     with transform.collect_remarks() as remarks:
         vector = build(func, STRICT)
-    assert any("reduction M[0] (add), M[1] (add), M[2] (max)" in str(r) for r in remarks)
+    assert any("reduction M[0] (add), M[1] (add), M[2] (max)" in r.line for r in remarks)
     serial, interp = build(func, SERIAL), build(func, STRICT, target="interp")
     rng = np.random.default_rng(7)
     for n in sizes(dtype):
@@ -328,7 +328,7 @@ def test_an_accumulator_read_by_another_keeps_the_loop_serial():
     func = tir.PrimFunc([A, M], ib.get())
     with transform.collect_remarks() as remarks:
         vector = build(func, STRICT)
-    assert any("not a reduction: M[0] = M[0] + A[i]: M[1] = M[1] + M[0] reads M" in str(r)
+    assert any("not a reduction: M[0] = M[0] + A[i]: M[1] = M[1] + M[0] reads M" in r.line
                for r in remarks), remarks
     a = np.arange(100, dtype="int32")
     got, want = np.zeros(2, "int32"), np.zeros(2, "int32")
@@ -344,7 +344,7 @@ def test_a_sum_unrolled_by_hand_is_a_reduction_of_its_terms(dtype):
     func = unrolled_sum(dtype)
     with transform.collect_remarks() as remarks:
         vector = build(func, STRICT)
-    assert any("vectorized: reduction S[0] (add)" in str(r) for r in remarks), remarks
+    assert any("vectorized: reduction S[0] (add)" in r.line for r in remarks), remarks
     serial = build(func, SERIAL)
     rng = np.random.default_rng(3)
     for n in sizes(dtype)[::3]:
@@ -363,5 +363,5 @@ def test_a_sum_unrolled_by_hand_is_a_reduction_of_its_terms(dtype):
     if dtype == "float32":
         with transform.collect_remarks() as remarks:
             build(func, ORDERED)
-        assert any("not a reduction" in str(r) and "float rounding" in str(r)
+        assert any("not a reduction" in r.line and "float rounding" in r.line
                    for r in remarks), remarks

@@ -47,7 +47,7 @@ def scan(dtype: str, kind: str, offset: int = 1) -> tir.PrimFunc:
 def build(func, config, target="llvm"):
     with transform.PassContext(config=config), transform.collect_remarks() as remarks:
         mod = codegen.build(func, target=target)
-    mod.scan_remarks = [str(r) for r in remarks]
+    mod.scan_remarks = [r.line for r in remarks]
     return mod
 
 

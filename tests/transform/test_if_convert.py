@@ -30,7 +30,7 @@ def convert(func: tir.PrimFunc, config: dict | None = None) -> tuple[tir.PrimFun
     """The pass's output under ``config`` and the remarks it emitted."""
     with transform.collect_remarks() as remarks, transform.PassContext(config=config or {}):
         after = transform.IfConvertVectorLoops()(tir.IRModule.from_expr(func))["main"]
-    return after, [str(r) for r in remarks]
+    return after, [r.line for r in remarks]
 
 
 def kernel(body, dtype=F32, extent=16):
@@ -62,7 +62,7 @@ def test_if_without_else_predicates_the_store_and_keeps_in_bounds_loads():
     cond = BufferLoad(A, [j]) > ZERO
     store = BufferStore(B, BufferLoad(A, [j]) * tir.const(2.0, F32), [j], predicate=cond)
     tir.assert_structural_equal(after, expect(before, store))
-    assert remarks == ["main: loop j: if A[j] > T.float32(0) if-converted (1 masked store)"]
+    assert remarks == ["main: loop j: if-converted: if A[j] > T.float32(0) (1 masked store)"]
 
 
 def test_if_else_masks_the_else_branch_and_its_unsafe_load():
@@ -84,7 +84,7 @@ def test_if_else_masks_the_else_branch_and_its_unsafe_load():
     ])
     tir.assert_structural_equal(after, expect(before, expected))
     assert remarks == [
-        "main: loop j: if A[j] > T.float32(0) if-converted (2 masked stores, 1 masked load)"]
+        "main: loop j: if-converted: if A[j] > T.float32(0) (2 masked stores, 1 masked load)"]
 
 
 def test_same_location_stores_become_one_select():
@@ -100,7 +100,8 @@ def test_same_location_stores_become_one_select():
     value = Select(BufferLoad(A, [j]) > ZERO, BufferLoad(A, [j]),
                    BufferLoad(A, [j]) * tir.const(-0.5, F32))
     tir.assert_structural_equal(after, expect(before, BufferStore(B, value, [j])))
-    assert remarks[0].endswith("if-converted (1 select)")
+    assert remarks[0].startswith("main: loop j: if-converted: if ")
+    assert remarks[0].endswith(" (1 select)")
 
 
 def test_select_masks_each_side_load_that_may_be_out_of_bounds():
@@ -238,7 +239,7 @@ def test_hazard_leaves_the_if_and_says_why(name):
     before, _, _ = kernel(body)
     after, remarks = convert(before)
     assert after.body is before.body
-    assert remarks == [f"main: loop j: if A[j] > T.float32(0) not if-converted: {reason}"]
+    assert remarks == [f"main: loop j: not if-converted: if A[j] > T.float32(0): {reason}"]
 
 
 def test_side_effect_in_the_condition_is_refused():
@@ -249,7 +250,8 @@ def test_side_effect_in_the_condition_is_refused():
     before, _, _ = kernel(body)
     after, remarks = convert(before)
     assert after.body is before.body
-    assert remarks[0].endswith("not if-converted: the condition calls extern function 'poll', "
+    assert remarks[0].startswith("main: loop j: not if-converted: if ")
+    assert remarks[0].endswith(": the condition calls extern function 'poll', "
                                "which may have side effects")
 
 
@@ -271,7 +273,7 @@ def test_condition_on_a_let_of_the_var_is_converted():
 
     before, _, _ = kernel(body)
     _, remarks = convert(before)
-    assert remarks == ["main: loop j: if t < k if-converted (1 masked store)"]
+    assert remarks == ["main: loop j: if-converted: if t < k (1 masked store)"]
 
 
 def if_kernel():
@@ -350,7 +352,9 @@ def test_tail_guard_is_left_to_predication_and_the_user_if_inside_is_converted()
     assert tail.body.then_case.predicate is not None
     with transform.collect_remarks() as vector_remarks:
         transform.VectorizeLoop()(mod)
-    assert [str(r).count("if-converted") for r in remarks] == [1, 1]
+    # The user's if in the main loop and in the tail: one remark, in the user's index.
+    assert [r.line for r in remarks] == [
+        "main: loop j: if-converted: if T.float32(0) < A[j] (1 masked store)"]
     assert [r.outcome for r in vector_remarks] == ["vectorized", "predicated"]
 
 

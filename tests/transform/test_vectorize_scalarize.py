@@ -95,7 +95,7 @@ def test_scalarize_reason(case):
     assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
     assert after.body.loop_var.name == "j_s"
     assert (remark.outcome, remark.reason) == ("scalarized", reason)
-    assert str(remark) == f"main: loop j (4 lanes): scalarized: {reason}"
+    assert remark.line == f"main: loop j (4 lanes): scalarized: {reason}"
 
 
 # Stores that read what other lanes write: the legality analysis keeps the loop serial; with

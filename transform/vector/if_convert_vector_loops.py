@@ -37,8 +37,8 @@ correct whether or not ``VectorizeLoop`` then vectorizes the loop. The rules:
   tail guard ``if base + j < limit`` (no else) is left to ``tail.py``,
   as TVM does.
 
-Every ``if`` met on a vectorized var gets an ``IfConversionRemark``
-(``main: loop j: if A[j] > 0f if-converted (2 masked stores, 1 masked load)``).
+Every ``if`` met on a vectorized var gets a ``VectorizeRemark``
+(``main: loop j: if-converted: if A[j] > 0f (2 masked stores, 1 masked load)``).
 Config ``tir.vectorize.if_conversion`` (default True) turns the pass off, as
 does ``tir.disable_vectorize``.
 """
@@ -56,9 +56,8 @@ from tir.stmt import BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, S
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark
+from ..remarks import emit_remark, user_form
 from .analysis.branch_safety import (
-    IfConversionRemark,
     condition_is_clobbered,
     divisor_needs_guard,
     is_in_bounds,
@@ -66,7 +65,8 @@ from .analysis.branch_safety import (
     why_not_convertible,
 )
 from .options import IF_CONVERSION, VectorOptions
-from .tail import PREDICATE_TAIL, is_tail_guard
+from .remarks import VectorizeRemark
+from .tail import PREDICATE_TAIL, STRIP_MINED, TAIL_NOTE, is_tail_guard
 
 
 class _Counts:
@@ -226,9 +226,15 @@ class _IfConverter(StmtMutator):
         return IfThenElse(node.condition, then_case, else_case)
 
     def _remark(self, node: IfThenElse, converted: bool, detail: str) -> None:
-        loop = self.loops[-1].loop_var.name
-        emit_remark(IfConversionRemark(self.func_name, loop, str(node.condition),
-                                       converted, detail))
+        loop = self.loops[-1]
+        shown = f"if {user_form(node.condition)}"
+        outcome, reason = ("if-converted", f"{shown} ({detail})") if converted else (
+            "not if-converted", f"{shown}: {detail}")
+        # A peeled tail's own guard: its remark folds into "predicated tail".
+        note = str((loop.annotations or {}).get(STRIP_MINED, ""))
+        part = "tail" if loop.body is node and note.endswith(TAIL_NOTE) else ""
+        emit_remark(VectorizeRemark(self.func_name, loop.loop_var.name, 0, outcome, reason,
+                                    "IfConvertVectorLoops", part=part), loop=loop.loop_var)
 
 
 def if_convert_function(func: PrimFunc, name: str = "main", predicate: bool = False) -> PrimFunc:

@@ -63,7 +63,7 @@ from tir.stmt import For, ForKind, SeqStmt, Stmt
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark
+from ..remarks import emit_remark, note_loop_copy
 from .options import VectorOptions, function_has_sve
 from .remarks import NOT_VECTORIZED, VectorizeRemark
 from .tail import STRIP_MINED, peeled_tail, vla_loop
@@ -122,7 +122,7 @@ class _StripMiner(StmtMutator):
             self.func_name, loop.loop_var.name, extent, NOT_VECTORIZED,
             f"kept serial: merged with the vectorized loop(s) inside it, it would be one "
             f"vector of {size} (more than {MAX_VECTORS} x {vl}); the loops inside are "
-            "vectorized on their own"))
+            "vectorized on their own", "StripMineVectorLoops"), loop=loop.loop_var)
         return self.generic_visit(replace(loop, kind=ForKind.SERIAL))
 
     def _vector_length(self, loop: For) -> tuple[int, str]:
@@ -154,6 +154,7 @@ class _StripMiner(StmtMutator):
             outer = Var(f"{var.name}_outer", dtype)
             inner = Var(var.name, dtype)
             index = op.add(op.add(loop.min, op.mul(outer, width)), inner)
+            note_loop_copy(inner, var, index)
             vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED,
                          substitute(loop.body, {var: index}), {**keep, STRIP_MINED: note})
             parts.append(For(outer, op.const(0, dtype), full, ForKind.SERIAL, vector))

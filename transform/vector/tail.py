@@ -58,6 +58,7 @@ from tir.node import replace
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, Stmt
 from tir.structural import structural_equal
 
+from ..remarks import note_body_copy, note_loop_copy
 from .vector_length import VECTOR_LENGTH
 from .vectorizer.lanes import ScalableLanes, lanes, lanes_arg, with_lanes
 
@@ -69,6 +70,8 @@ STRIP_MINED = "tir.vectorize.strip_mined"
 #: The annotation on a peeled tail loop: predicate its guard, as config
 #: ``tir.enable_buffer_level_predication`` does for every loop.
 PREDICATE_TAIL = "tir.vectorize.predicate_tail"
+#: How a peeled tail's ``STRIP_MINED`` note ends (its remark folds into its loop's).
+TAIL_NOTE = ", tail"
 
 
 # ---------------------------------------------------------------- peeling the tail
@@ -91,8 +94,11 @@ def peeled_tail(loop: For, vl: int, full: PrimExpr, count: PrimExpr, keep: dict,
     index = op.add(start, inner)
     guard = op.less(index, op.add(loop.min, count))
     # A second copy of the body: its binders are fresh, no var is bound twice.
-    body = IfThenElse(guard, copy_with_fresh_binders(loop.body, {var: index}))
-    annotations = {**keep, STRIP_MINED: f"{note}, tail", PREDICATE_TAIL: True}
+    copy = copy_with_fresh_binders(loop.body, {var: index})
+    note_loop_copy(inner, var, index)
+    note_body_copy(loop.body, copy)
+    body = IfThenElse(guard, copy)
+    annotations = {**keep, STRIP_MINED: f"{note}{TAIL_NOTE}", PREDICATE_TAIL: True}
     return For(inner, op.const(0, dtype), op.const(vl, dtype), ForKind.VECTORIZED, body,
                annotations)
 
@@ -117,6 +123,7 @@ def vla_loop(loop: For, vl: PrimExpr, note: str, lane: Var | None = None) -> Stm
     inner = Var(var.name, dtype) if lane is None else lane
     done = op.add(op.mul(outer, width), inner)
     guard = op.less(done, count)
+    note_loop_copy(inner, var, op.add(loop.min, done))
     body = IfThenElse(guard, substitute(loop.body, {var: op.add(loop.min, done)}))
     keep = {k: v for k, v in (loop.annotations or {}).items() if k != VECTOR_LENGTH}
     vector = For(inner, op.const(0, dtype), width, ForKind.VECTORIZED, body,

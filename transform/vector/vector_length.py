@@ -78,6 +78,26 @@ def _widest_element(body: Stmt) -> tuple[int, str]:
     return max(8, widest.bits) * widest.lanes, str(widest)
 
 
+def narrow_load_hint(body: Stmt, lanes: int) -> str:
+    """For a loop of ``lanes`` sized by the widest element of ``body``: if it loads an
+    element of half that width or less, how much of a register those loads fill and the
+    ``tir.vector_length`` that fills it (``""``: nothing to gain)."""
+    bits, _ = _widest_element(body)
+    loads: list[dt.DataType] = []
+    post_order_visit(body, lambda n: loads.append(dt.DataType(n.dtype))
+                     if isinstance(n, BufferLoad) else None)
+    scalars = [t for t in loads if t.lanes == 1 and not t.is_bool]
+    if not scalars:
+        return ""
+    narrow = min(scalars, key=lambda t: t.bits)
+    ratio = bits // narrow.bits
+    if ratio < 2:
+        return ""
+    share = {2: "half", 4: "a quarter", 8: "an eighth"}.get(ratio, f"1/{ratio}")
+    return (f"{narrow} loads fill {share} of a register: "
+            f'annotations={{"{VECTOR_LENGTH}": {lanes * ratio}}}')
+
+
 def scalable_vector_length(loop: For) -> tuple[PrimExpr, str] | None:
     """SVE's VL for ``loop``: ``vscale() * (128 // bits)`` for the widest element its body
     loads or stores (float32: ``vscale() * 4``, one register whatever its length), and

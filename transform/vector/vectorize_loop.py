@@ -91,7 +91,7 @@ def vectorize_function(func: PrimFunc, name: str = "main", print_remarks: bool =
     for remark in vectorizer.remarks:
         if print_remarks:
             print(f"remark: {remark}")
-        emit_remark(remark)
+        emit_remark(remark, loop=vectorizer.remark_loops.get(id(remark)))
     return func if body is func.body else func.with_body(body)
 
 

@@ -92,12 +92,11 @@ from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, St
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark
+from ..remarks import emit_remark, note_body_copy, note_loop_copy
 from .analysis.aliasing import DISTINCT, shared_memory
 from .analysis.reductions import (
     FirstMatch,
     Reduction,
-    ReductionRemark,
     Search,
     describe,
     find_reductions,
@@ -114,7 +113,7 @@ from .reduction_ir import (
     serial_loop,
     tree,
 )
-from .remarks import VECTORIZED
+from .remarks import VECTORIZED, VectorizeRemark
 from .tail import STRIP_MINED, vla_loop
 from .vector_length import (
     VECTOR_LENGTH,
@@ -220,7 +219,8 @@ class _ReductionRewriter(StmtMutator):
         return max(1, min(k, count.value // vl)) if isinstance(count, IntImm) else k
 
     def _remark(self, loop: For, vl: int | str, outcome: str, reason: str) -> None:
-        emit_remark(ReductionRemark(self.func_name, loop.loop_var.name, vl, outcome, reason))
+        emit_remark(VectorizeRemark(self.func_name, loop.loop_var.name, vl, outcome, reason,
+                                    "VectorizeReductions"), loop=loop.loop_var)
 
 
 class _Plan:
@@ -358,9 +358,12 @@ class _Plan:
         ``table_of(j)`` (by identity) replaced."""
         var = self.loop.loop_var
         j = Var(var.name, self.dtype)
-        body = ReplaceStmts(table_of(j))(self.loop.body)
+        replaced = ReplaceStmts(table_of(j))(self.loop.body)
+        index = op.add(op.add(self.loop.min, start), j)
         # Each copy of the body binds fresh vars: no var is bound twice in the output.
-        body = copy_with_fresh_binders(body, {var: op.add(op.add(self.loop.min, start), j)})
+        body = copy_with_fresh_binders(replaced, {var: index})
+        note_loop_copy(j, var, index)  # its remarks fold into the loop's
+        note_body_copy(replaced, body)
         return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
                    {**self.keep, STRIP_MINED: self.note})
 

@@ -42,12 +42,11 @@ from tir.stmt import BufferStore, For, ForKind, SeqStmt, Stmt
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark
-from .analysis.reductions import ReductionRemark
+from ..remarks import emit_remark, note_loop_copy
 from .analysis.scans import Scan, find_scan
 from .options import ORDERED, VectorOptions, function_has_sve
 from .reduction_ir import allocate, local_buffer, serial_loop
-from .remarks import VECTORIZED
+from .remarks import VECTORIZED, VectorizeRemark
 from .tail import STRIP_MINED
 from .vector_length import is_scalable_extent, register_bits, vector_length
 
@@ -84,7 +83,8 @@ class _ScanRewriter(StmtMutator):
         return _ScanPlan(loop, scan, vl).rewrite()
 
     def _remark(self, loop: For, vl: int, outcome: str, reason: str) -> None:
-        emit_remark(ReductionRemark(self.func_name, loop.loop_var.name, vl, outcome, reason))
+        emit_remark(VectorizeRemark(self.func_name, loop.loop_var.name, vl, outcome, reason,
+                                    "VectorizeScans"), loop=loop.loop_var)
 
 
 def _shown(scan: Scan) -> str:
@@ -133,6 +133,7 @@ class _ScanPlan:
         """``for j in vectorized(VL): T[j] = f(base + j)``: VectorizeLoop widens f."""
         j = Var(self.loop.loop_var.name, self.dtype)
         f = substitute(self.scan.value, {self.loop.loop_var: op.add(base, j)})
+        note_loop_copy(j, self.loop.loop_var, op.add(base, j))  # remarks fold into the loop's
         j32 = j if j.dtype == "int32" else op.cast("int32", j)
         return For(j, op.const(0, self.dtype), op.const(self.vl, self.dtype), ForKind.VECTORIZED,
                    BufferStore(block, f, [j32]), {STRIP_MINED: self.note})

@@ -34,7 +34,7 @@ The versioning is per vectorized loop nest: a nest inside serial loops gets
 its branch there (``VectorizeReductions``' loops, a row loop), and hoisting
 the invariant branch out of them is left to LLVM's loop unswitching (O3).
 
-Each decision is reported as a ``StrideVersioningRemark`` on the remark
+Each decision is reported as a ``VectorizeRemark`` on the remark
 stream (``main: loop i: versioned on s == 1 (contiguous fast path for
 A[i * s]); general path otherwise``); the later passes' remarks on the fast
 path come before those on the general path (IR order). Config
@@ -44,8 +44,6 @@ path come before those on the general path (IR order). Config
 
 from __future__ import annotations
 
-import attrs
-
 from tir import op
 from tir.arith import Analyzer
 from tir.function import IRModule, PrimFunc
@@ -54,35 +52,11 @@ from tir.stmt import For, ForKind, IfThenElse, Stmt
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark
+from ..remarks import emit_remark, note_body_copy
 from ..simplify import simplify_stmt
 from .analysis.strides import StridePlan, plan_versioning
 from .options import VERSION_STRIDES, VectorOptions
-
-
-@attrs.frozen
-class StrideVersioningRemark:
-    """What ``VersionSymbolicStrides`` did with one vectorized loop (nest), and why."""
-
-    func_name: str
-    loop_var: str
-    versioned: bool
-    detail: str
-
-    @property
-    def outcome(self) -> str:
-        """``"versioned"`` or ``"not versioned"`` (remarks share func_name, loop_var,
-        outcome and reason)."""
-        return "versioned" if self.versioned else "not versioned"
-
-    @property
-    def reason(self) -> str:
-        """The versioning condition and its fast path, or why there is none."""
-        return self.detail
-
-    def __str__(self) -> str:
-        head = f"{self.func_name}: loop {self.loop_var}:"
-        return f"{head} {self.detail}" if self.versioned else f"{head} not versioned: {self.detail}"
+from .remarks import VectorizeRemark
 
 
 def _describe(plan: StridePlan) -> str:
@@ -131,16 +105,22 @@ class _Versioner(StmtMutator):
     def _version(self, loop: For) -> Stmt:
         """The loop nest, versioned if its plan says so; its remark emitted."""
         plan = plan_versioning(loop, self.analyzer, self.outer_loop_vars)
-        name = loop.loop_var.name
         if not plan.vars:
             if plan.reason:
-                emit_remark(StrideVersioningRemark(self.func_name, name, False, plan.reason))
+                self._remark(loop, "not versioned", plan.reason)
             return loop
-        emit_remark(StrideVersioningRemark(self.func_name, name, True, _describe(plan)))
+        self._remark(loop, "versioned", _describe(plan))
         ones = {v: op.const(1, v.dtype) for v in plan.vars}
         # A copy binds fresh vars: the loop var must not be bound by both versions.
-        fast = simplify_stmt(copy_with_fresh_binders(loop, ones), Analyzer())
+        copy = copy_with_fresh_binders(loop, ones)
+        note_body_copy(loop, copy)  # its remarks fold into the loop's
+        fast = simplify_stmt(copy, Analyzer())
         return fast if plan.known else IfThenElse(plan.condition, fast, loop)
+
+
+    def _remark(self, loop: For, outcome: str, reason: str) -> None:
+        emit_remark(VectorizeRemark(self.func_name, loop.loop_var.name, 0, outcome, reason,
+                                    "VersionSymbolicStrides"), loop=loop.loop_var)
 
 
 def version_strides_function(func: PrimFunc, name: str = "main") -> PrimFunc:
@@ -164,7 +144,6 @@ def VersionSymbolicStrides() -> PrimFuncPass:
 
 __all__ = [
     "VERSION_STRIDES",
-    "StrideVersioningRemark",
     "VersionSymbolicStrides",
     "version_strides_function",
 ]

@@ -20,12 +20,10 @@ module only answers questions about the IR, so the rules are in one place:
 - ``condition_is_clobbered(node)``: the condition reads a buffer the branches
   write, so it must be evaluated once (a let) rather than in every predicate.
 
-``IfConversionRemark`` is the line a user reads for each ``if`` met.
+Each ``if`` met gets a ``VectorizeRemark`` (pass ``IfConvertVectorLoops``).
 """
 
 from __future__ import annotations
-
-import attrs
 
 from tir import dtype as dt
 from tir import op
@@ -47,37 +45,6 @@ from tir.structural import structural_equal
 
 #: Integer divisions: they trap (or are undefined) for a zero divisor and for INT_MIN // -1.
 INT_DIVISIONS = (Div, Mod, FloorDiv, FloorMod)
-
-
-@attrs.frozen(repr=False)
-class IfConversionRemark:
-    """What ``IfConvertVectorLoops`` did with one ``if`` of a vectorized loop, and why."""
-
-    func_name: str
-    loop_var: str
-    condition: str
-    converted: bool
-    detail: str = ""
-
-    @property
-    def outcome(self) -> str:
-        """``"if-converted"`` or ``"not if-converted"`` (remarks share func_name, loop_var,
-        outcome and reason)."""
-        return "if-converted" if self.converted else "not if-converted"
-
-    @property
-    def reason(self) -> str:
-        """The if, and what was done with it or the hazard that kept it."""
-        return f"if {self.condition}: {self.detail}"
-
-    def __str__(self) -> str:
-        head = f"{self.func_name}: loop {self.loop_var}: if {self.condition}"
-        if self.converted:
-            return f"{head} if-converted ({self.detail})" if self.detail else f"{head} if-converted"
-        return f"{head} not if-converted: {self.detail}"
-
-    def __repr__(self) -> str:
-        return repr(str(self))
 
 
 _STMT_HAZARDS = {
@@ -185,7 +152,6 @@ def condition_is_clobbered(node: IfThenElse) -> bool:
 
 __all__ = [
     "INT_DIVISIONS",
-    "IfConversionRemark",
     "condition_is_clobbered",
     "divisor_needs_guard",
     "is_in_bounds",

@@ -43,6 +43,7 @@ from tir.expr import BufferLoad, PrimExpr, Var
 from tir.functor import post_order_visit
 from tir.stmt import Stmt
 
+from ...remarks import user_form
 from ..vectorizer.lanes import lanes
 from .accesses import LOOP, Access, AccessCollector, LoopRange, finite, shown
 from .aliasing import DISTINCT
@@ -125,6 +126,9 @@ class Legality:
     serial_reason: str | None = None
     #: id(statement) -> why it must stay serial: the statements to scalarize.
     units: dict = attrs.Factory(dict)
+    #: The serial reason is a dependence at a distance not known here (``A[i + k]``):
+    #: the user may know better and waive it with ``ASSUME_INDEPENDENT``.
+    waivable: bool = False
 
     @property
     def legal(self) -> bool:
@@ -150,13 +154,17 @@ def analyze_loop(var: Var, lanes: int, min_: PrimExpr, body: Stmt,
 
 def _verdict(deps: list[Dependence], accesses: list[Access], body: Stmt,
              analyzer: Analyzer) -> Legality:
+    def show(index):  # as the user wrote it, where the loop is a pass's copy of theirs
+        return user_form(analyzer.simplify(index))
+
     for dep in deps:
         if dep.unit is body or _holds_every_access(dep.unit, accesses):
-            return Legality(serial_reason=dep.describe(analyzer.simplify))
+            return Legality(serial_reason=dep.describe(show),
+                            waivable=dep.distance is None and not dep.carried)
     units: dict = {}
     for dep in deps:
         if id(dep.unit) not in units:
-            units[id(dep.unit)] = dep.describe(analyzer.simplify)
+            units[id(dep.unit)] = dep.describe(show)
     return Legality(units=units)
 
 

@@ -79,7 +79,6 @@ from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
-from ..remarks import loop_remark_text
 from .aliasing import DISTINCT, other_shared_buffer, sharing_reason
 
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
@@ -152,25 +151,6 @@ def identity(kind: str, dtype: str) -> PrimExpr:
     if t.is_float:
         return op.const(float("inf") if kind == "min" else float("-inf"), dtype)
     return op.max_value(dtype) if kind == "min" else op.min_value(dtype)
-
-
-@attrs.frozen(repr=False)
-class ReductionRemark:
-    """What ``VectorizeReductions`` did with one vectorized loop: ``outcome`` is
-    ``"vectorized"`` (a reduction rewritten) or ``"not a reduction"`` (a look-alike kept)."""
-
-    func_name: str
-    loop_var: str
-    lanes: int
-    outcome: str
-    reason: str = ""
-
-    def __str__(self) -> str:
-        return loop_remark_text(self.func_name, self.loop_var, self.lanes, self.outcome,
-                                self.reason)
-
-    def __repr__(self) -> str:
-        return repr(str(self))
 
 
 @attrs.frozen
@@ -695,6 +675,6 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["REDUCED_TYPES", "CombiningStore", "FirstMatch", "Reduction", "ReductionRemark",
+__all__ = ["REDUCED_TYPES", "CombiningStore", "FirstMatch", "Reduction",
            "Refusal", "Search", "apart", "calls", "describe", "find_reductions", "find_search",
            "identity", "loads_of", "op_kind", "operands"]

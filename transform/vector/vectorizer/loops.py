@@ -29,9 +29,14 @@ from ..remarks import (
     VectorizeError,
     VectorizeRemark,
 )
-from ..tail import PREDICATE_TAIL, STRIP_MINED, scalar_predicates_to_branches
+from ..tail import PREDICATE_TAIL, STRIP_MINED, TAIL_NOTE, scalar_predicates_to_branches
+from ..vector_length import narrow_load_hint
 from .lanes import MixedLanesError, ScalableLanes
 from .stmt_rules import Vectorizer
+
+#: The hint on a loop kept serial by a dependence at a distance unknown to the pass.
+ASSUME_HINT = ("if no two iterations touch the same element, say so: "
+               f'annotations={{"{ASSUME_INDEPENDENT}": True}}')
 
 
 class LoopVectorizer(StmtMutator):
@@ -51,6 +56,8 @@ class LoopVectorizer(StmtMutator):
         self.predicate = predicate
         self.analyzer = Analyzer()
         self.remarks: list[VectorizeRemark] = []
+        #: id(remark) -> the var of the loop it is about (remarks fold per source loop).
+        self.remark_loops: dict[int, Any] = {}
 
     def visit_for(self, loop: For) -> Stmt:
         # Loop facts hold inside the loop only: a fact of the full-vector loop (n >= 16
@@ -80,7 +87,8 @@ class LoopVectorizer(StmtMutator):
         legality = self._legality(loop, lanes, body)
         if not legality.legal:  # a dependence crosses the whole body: no vector code at all
             reason = legality.serial_reason
-            self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason))
+            hint = ASSUME_HINT if legality.waivable else ""
+            self.remarks.insert(slot, self._remark(loop, lanes, NOT_VECTORIZED, reason, hint))
             return replace(loop, kind=ForKind.SERIAL, body=scalar_predicates_to_branches(body))
         tail = bool(_annotation(loop, PREDICATE_TAIL))
         vectorizer = Vectorizer(loop.loop_var, lanes, loop.min, self.analyzer, legality.units,
@@ -153,12 +161,19 @@ class LoopVectorizer(StmtMutator):
         )
 
     def _remark(self, loop: For, lanes: int | ScalableLanes, outcome: str,
-                reason: str) -> VectorizeRemark:
-        note = _annotation(loop, STRIP_MINED)
+                reason: str, hint: str = "") -> VectorizeRemark:
+        note, part = str(_annotation(loop, STRIP_MINED) or ""), ""
+        if not hint and isinstance(lanes, int) and "the target's" in note:  # VL: the widest
+            hint = narrow_load_hint(loop.body, lanes)
+        if note.endswith(TAIL_NOTE):  # a peeled tail: folds into its loop's remark
+            note, part = note[:-len(TAIL_NOTE)], "tail"
         if note:
-            reason = f"{note}; {reason}" if reason else str(note)
+            reason = f"{note}; {reason}" if reason else note
         count = lanes if isinstance(lanes, int) else str(lanes)  # "vscale x 4"
-        return VectorizeRemark(self.func_name, loop.loop_var.name, count, outcome, reason)
+        remark = VectorizeRemark(self.func_name, loop.loop_var.name, count, outcome, reason,
+                                 hint=hint, part=part)
+        self.remark_loops[id(remark)] = loop.loop_var
+        return remark
 
 
 def _annotation(loop: For, key: str) -> Any:

@@ -14,7 +14,9 @@ pipeline now does that work for a loop written the short way,
    too; float sums are reassociated, and ``tir.vectorize.ordered_reductions``
    keeps the serial order;
 4. what stays serial (a prefix sum, a histogram), and TVM's own output, which
-   ``transform.VectorizeLoop()`` run alone still gives.
+   ``transform.VectorizeLoop()`` run alone still gives;
+5. whole kernels -- softmax, layernorm, a depthwise convolution: one remark per
+   loop you wrote, in your names, with a hint where an annotation would help.
 
 Every kernel is checked against NumPy and against the same program built
 serially (config ``tir.disable_vectorize``). Lane counts come from this
@@ -280,11 +282,116 @@ def stays_serial() -> None:
     np.testing.assert_array_equal(h, np.bincount(x, minlength=16))
 
 
+# ---------------------------------------------------------------- 5. whole kernels
+
+
+def build_softmax() -> tir.PrimFunc:
+    """y = exp(x - max(x)) / sum(exp(x - max(x))) over a row of n: three loops."""
+    n = tir.size_var("n")
+    X, Y = (tir.decl_buffer((n,), F32, name=name) for name in "XY")
+    ib = ir_builder.create()
+    x, y = ib.buffer_ptr(X), ib.buffer_ptr(Y)
+    m, s = ib.allocate(F32, (1,), name="m"), ib.allocate(F32, (1,), name="s")
+    m[0], s[0] = f32(-np.inf), f32(0)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        m[0] = tir.max(m[0], x[i])
+    with ib.for_range(0, n, kind="vectorize", name="j") as j:
+        y[j] = tir.exp(x[j] - m[0])
+        s[0] = s[0] + y[j]
+    with ib.for_range(0, n, kind="vectorize", name="k") as k:
+        y[k] = y[k] / s[0]
+    return tir.PrimFunc([X, Y], ib.get())
+
+
+def build_layernorm() -> tir.PrimFunc:
+    """y = (x - mean) / sqrt(variance + 1e-5) * g + b over a row of n: three loops."""
+    n = tir.size_var("n")
+    X, G, B, Y = (tir.decl_buffer((n,), F32, name=name) for name in "XGBY")
+    ib = ir_builder.create()
+    x, g, b, y = (ib.buffer_ptr(buf) for buf in (X, G, B, Y))
+    s, q = ib.allocate(F32, (1,), name="s"), ib.allocate(F32, (1,), name="q")
+    s[0], q[0] = f32(0), f32(0)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        s[0] = s[0] + x[i]
+    mean = ib.let("mean", s[0] / tir.Cast(F32, n))
+    with ib.for_range(0, n, kind="vectorize", name="j") as j:
+        q[0] = q[0] + (x[j] - mean) * (x[j] - mean)
+    rstd = ib.let("rstd", f32(1) / tir.sqrt(q[0] / tir.Cast(F32, n) + f32(1e-5)))
+    with ib.for_range(0, n, kind="vectorize", name="k") as k:
+        y[k] = (x[k] - mean) * rstd * g[k] + b[k]
+    return tir.PrimFunc([X, G, B, Y], ib.get())
+
+
+def build_depthwise(channels: int = 4, rows: int = 6) -> tir.PrimFunc:
+    """out[c, r, x] = sum of w[c, dr, dx] * img[c, r + dr, x + dx] over a 3x3 window per
+    channel: int8 pixels and weights, int32 sums; the row is w wide."""
+    width = tir.size_var("w")
+    IMG = tir.decl_buffer((channels, rows + 2, width + 2), "int8", name="img")
+    WGT = tir.decl_buffer((channels, 3, 3), "int8", name="wgt")
+    OUT = tir.decl_buffer((channels, rows, width), "int32", name="out")
+    ib = ir_builder.create()
+    img, wgt, out = (ib.buffer_ptr(buf) for buf in (IMG, WGT, OUT))
+    with ib.for_range(0, channels, name="c") as c, ib.for_range(0, rows, name="r") as r:
+        with ib.for_range(0, width, kind="vectorize", name="x") as x:
+            terms = [tir.Cast("int32", img[c, r + dr, x + dx]) * tir.Cast("int32", wgt[c, dr, dx])
+                     for dr in range(3) for dx in range(3)]
+            out[c, r, x] = sum(terms[1:], terms[0])
+    return tir.PrimFunc([IMG, WGT, OUT], ib.get())
+
+
+def vectorized_loops(func: tir.PrimFunc) -> int:
+    """How many loops of ``func`` are marked vectorize."""
+    found = []
+    tir.stmt_functor.post_order_visit(
+        func.body, lambda n: found.append(n) if isinstance(n, tir.For)
+        and n.kind == tir.ForKind.VECTORIZED else None)
+    return len(found)
+
+
+def whole_kernels() -> None:
+    # Behind each loop the build makes several: full vectors, a masked tail, a
+    # reduction's accumulators. Its remarks still come one per loop you wrote,
+    # in your loop and buffer names, with the copies' stories as details.
+    print("=== 5. whole kernels: one remark per loop ===")
+    x = RNG.standard_normal(1003, dtype=np.float32)
+    lib = build(build_softmax())
+    show(lib)
+    assert len(loop_remarks(lib)) == vectorized_loops(build_softmax()) == 3
+    y = np.empty_like(x)
+    lib["main"](x, y)
+    e = np.exp(x - x.max())
+    np.testing.assert_allclose(y, e / e.sum(), rtol=1e-5, atol=1e-7)
+
+    lib = build(build_layernorm())
+    show(lib)
+    assert len(loop_remarks(lib)) == vectorized_loops(build_layernorm())
+    g, b = RNG.standard_normal(1003, dtype=np.float32), RNG.standard_normal(1003, dtype=np.float32)
+    lib["main"](x, g, b, y)
+    want = (x - x.mean()) / np.sqrt(x.var() + 1e-5) * g + b
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+    # int8 pixels, int32 sums: the vector length follows the widest type (int32),
+    # so each int8 load fills a fraction of a register. The remark says which
+    # annotation would fill it; with it, the loop runs that many lanes.
+    func = build_depthwise()
+    lib = build(func)
+    show(lib)
+    [remark] = loop_remarks(lib)
+    assert "tir.vector_length" in remark.hint, remark
+    img = RNG.integers(-128, 128, (4, 8, 37 + 2), dtype=np.int8)
+    wgt = RNG.integers(-128, 128, (4, 3, 3), dtype=np.int8)
+    out = np.empty((4, 6, 37), np.int32)
+    lib["main"](img, wgt, out)
+    windows = np.lib.stride_tricks.sliding_window_view(img.astype(np.int32), (3, 3), (1, 2))
+    np.testing.assert_array_equal(out, np.einsum("crxij,cij->crx", windows, wgt.astype(np.int32)))
+
+
 def main() -> None:
     tails()
     conditionals()
     reductions()
     stays_serial()
+    whole_kernels()
     print("lesson 4: every kernel matched NumPy and its serial build")
 
 

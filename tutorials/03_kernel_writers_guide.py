@@ -108,9 +108,10 @@ def reading_remarks() -> None:
 
     # A[i + k] = 2 * A[i] overlaps itself for 0 < k < LANES, and k is only known
     # at run time, so the check must say no. A caller who always passes
-    # k >= LANES can promise independence with the loop annotation; the pass
-    # then skips the check and says so. The promise is unchecked: break it and
-    # the vector code silently computes something else.
+    # k >= LANES can promise independence with the loop annotation -- the remark's
+    # hint names it, since the dependence depends on a value the pass cannot know;
+    # the pass then skips the check and says so. The promise is unchecked: break it
+    # and the vector code silently computes something else.
     print("=== 1. remarks: the same loop, with and without the user's promise ===")
     promise = {"tir.vectorize.assume_independent": True}
     outcomes = []
@@ -119,6 +120,7 @@ def reading_remarks() -> None:
         [remark] = lib.remarks
         print("remark:", remark)
         outcomes.append(remark.outcome)
+        assert ("tir.vectorize.assume_independent" in remark.hint) == (annotations is None)
         x = np.arange(2 * LANES, dtype=np.float32)
         lib["main"](x, np.int32(LANES))  # k = LANES: the promise holds
         np.testing.assert_array_equal(x[LANES:], 2 * x[:LANES])

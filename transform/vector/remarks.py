@@ -158,11 +158,11 @@ class _Folding:
         return _joined(f"{self.copy} {remark.outcome}", key[1])
 
     def _tail(self, remark: VectorizeRemark, key: tuple[str, str]) -> str | None:
-        if key in self.seen:
-            return None  # the tail became what its loop became, for the same reason
         vector = (VECTORIZED, PREDICATED)  # a tail is guarded: as vector code, it is masked
         if remark.outcome in vector and self.head.outcome in vector:
             return "predicated tail"
+        if key in self.seen:
+            return None  # the tail stayed serial as its loop did, for the same reason
         return _joined(f"tail {remark.outcome}", key[1])
 
 

@@ -31,7 +31,10 @@ Beside the passes:
   expression kind), ``stmt_rules`` (statements, scalarization), ``loops`` (finding the
   loops, extents, remarks), ``lanes`` (replicate, repeat, concatenate);
 - ``tail.py``: the tail policy (lane masks from tail guards); ``remarks.py``: the
-  per-loop remarks; ``reduction_ir.py``: IR pieces the reduction and scan rewrites share.
+  per-loop remarks (one ``VectorizeRemark`` type for every pass above, folded to one per
+  loop the user wrote when a pass run ends); ``options.py``: ``VectorOptions``, the
+  config every pass above reads, read once, and the function's target and SVE flag;
+  ``reduction_ir.py``: IR pieces the reduction and scan rewrites share.
 """
 
 from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop

@@ -51,7 +51,9 @@ the tail vectors it peels, so only those are predicated.
 
 Each remark (``VectorizeRemark``) has ``func_name``, ``loop_var``, ``lanes``,
 ``outcome`` (``"vectorized"``, ``"predicated"``, ``"partially vectorized"``,
-``"scalarized"`` or ``"not vectorized"``) and ``reason``. The pass's output is IR only (what
+``"scalarized"`` or ``"not vectorized"``), ``reason``, ``hint`` (an annotation that
+would help, if any) and ``pass_name``; the remarks of the copies other passes made of a
+loop fold into one per loop the user wrote (remarks.py). The pass's output is IR only (what
 TVM's pass returns); the remarks go to ``transform.collect_remarks()``
 scopes, to the entered ``PassContext`` (``ctx.remarks``) and, after
 ``codegen.build``, to ``Module.remarks``.

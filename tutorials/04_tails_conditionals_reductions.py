@@ -324,15 +324,15 @@ def build_layernorm() -> tir.PrimFunc:
 
 def build_depthwise(channels: int = 4, rows: int = 6) -> tir.PrimFunc:
     """out[c, r, x] = sum of w[c, dr, dx] * img[c, r + dr, x + dx] over a 3x3 window per
-    channel: int8 pixels and weights, int32 sums; the row is w wide."""
-    width = tir.size_var("w")
-    IMG = tir.decl_buffer((channels, rows + 2, width + 2), "int8", name="img")
+    channel: int8 pixels and weights, int32 sums; an image row is ``width`` wide."""
+    width = tir.size_var("width")
+    IMG = tir.decl_buffer((channels, rows + 2, width), "int8", name="img")
     WGT = tir.decl_buffer((channels, 3, 3), "int8", name="wgt")
-    OUT = tir.decl_buffer((channels, rows, width), "int32", name="out")
+    OUT = tir.decl_buffer((channels, rows, width - 2), "int32", name="out")
     ib = ir_builder.create()
     img, wgt, out = (ib.buffer_ptr(buf) for buf in (IMG, WGT, OUT))
     with ib.for_range(0, channels, name="c") as c, ib.for_range(0, rows, name="r") as r:
-        with ib.for_range(0, width, kind="vectorize", name="x") as x:
+        with ib.for_range(0, width - 2, kind="vectorize", name="x") as x:
             terms = [tir.Cast("int32", img[c, r + dr, x + dx]) * tir.Cast("int32", wgt[c, dr, dx])
                      for dr in range(3) for dx in range(3)]
             out[c, r, x] = sum(terms[1:], terms[0])

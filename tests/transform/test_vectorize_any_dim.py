@@ -43,7 +43,7 @@ def vectorize(body, any_dim=True, scalars=None):
         after = transform.VectorizeLoop()(tir.IRModule.from_expr(before))["main"]
     for values in scalars or ({"n": 3},):
         assert_same_result(before, after, arrays(), values)
-    return after, [str(r) for r in remarks]
+    return after, [r.line for r in remarks]
 
 
 def loop(body, var=i, extent=8):

@@ -30,7 +30,7 @@ from .build import (
     default_pipeline,
     lower,
 )
-from target.target import Target
+from target import Target
 
 
 def load_module(path: str):
@@ -48,8 +48,16 @@ def num_threads(n: int):
     return use_threads(n)
 
 
+def build_interpreter(mod, **options):
+    """The reference interpreter's module for ``mod`` (codegen/interp/backend.py), called
+    like a built one; ``externs={"f": py_fn}`` runs extern calls as Python functions."""
+    from .interp.backend import build_interpreter as _build
+
+    return _build(mod, **options)
+
+
 def emulate(mod, sve_vector_length=None, **options):
-    """Run an aarch64 module under QEMU (codegen/emulation.py): an ``EmulatedModule``."""
+    """Run an aarch64 module under QEMU (codegen/emulation/): an ``EmulatedModule``."""
     from .emulation import emulate as _emulate
 
     return _emulate(mod, sve_vector_length, **options)
@@ -71,6 +79,7 @@ __all__ = [
     "Target",
     "build",
     "build_for_tuning",
+    "build_interpreter",
     "clear_cache",
     "default_pipeline",
     "emulate",

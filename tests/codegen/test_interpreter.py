@@ -308,6 +308,10 @@ def test_externs_given_in_python_are_called_per_call_in_order():
     mod["main"](data)
     assert seen == [5, 1, 3, 0]
     np.testing.assert_array_equal(data, [2, 1, 2, 0])
+    # The same through the public name README gives, codegen.build_interpreter.
+    data = np.array([7, -1, 2, 9], dtype="int32")
+    codegen.build_interpreter(tir.PrimFunc([x], body), externs={"clamp": clamp})["main"](data)
+    np.testing.assert_array_equal(data, [2, -1, 2, 2])
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix itself

@@ -32,6 +32,7 @@ from typing import Any
 
 import attrs
 
+from .analysis.var_use import used_vars
 from .buffer import Buffer
 from .expr import Var
 from .function import IRModule, PrimFunc
@@ -256,10 +257,17 @@ class _Equal:
         return self.buffer(lhs, rhs)
 
     def define_new_vars(self, lhs: tuple, rhs: tuple) -> bool:
+        """Pair the vars a buffer definition's shape, strides and offset use for the first
+        time, in order of appearance: ``(w + 2,)`` defines ``w`` as ``(w,)`` does (TVM's
+        ``DefEqual`` maps free vars below a definition point)."""
         for i, (a, b) in enumerate(zip(lhs, rhs)):
-            fresh = id(a) not in self.lvars and id(b) not in self.rvars
-            if isinstance(a, Var) and isinstance(b, Var) and fresh and not self.var_def(a, b):
-                return self.at(i)
+            left, right = used_vars(a), used_vars(b)
+            if len(left) != len(right):
+                continue  # the shapes differ: comparing them says where
+            for va, vb in zip(left, right):
+                fresh = id(va) not in self.lvars and id(vb) not in self.rvars
+                if fresh and not self.var_def(va, vb):
+                    return self.at(i)
         return True
 
     def prim_func(self, lhs: PrimFunc, rhs: PrimFunc) -> bool:

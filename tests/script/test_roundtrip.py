@@ -239,3 +239,15 @@ def test_views_of_a_handle_param_are_declared_after_the_lets_they_use():
     parsed = from_source(text)
     tir.assert_structural_equal(parsed, func, map_free_vars=True)
     assert parsed.script() == text
+
+
+def test_a_size_var_first_used_inside_a_shape_expression():
+    # A[w + 2] before B[w]: the printed function declares w, and the parsed one's w
+    # pairs with it where it first appears (in A's shape), as a bare extent would.
+    w = tir.size_var("w")
+    A = tir.decl_buffer((w + 2,), "float32", name="A")
+    B = tir.decl_buffer((w,), "float32", name="B")
+    i = tir.Var("i")
+    body = tir.For(i, 0, w, tir.ForKind.SERIAL,
+                   tir.BufferStore(B, A[i] + A[i + 2], [i]))
+    assert_round_trip(tir.PrimFunc([A, B], body))

@@ -182,6 +182,30 @@ def test_function_buffers_map_param_by_param():
         assert_structural_equal(func(), func("int64"))
 
 
+def test_a_shape_var_first_met_inside_an_expression_is_defined_there():
+    # (w + 2,) defines w as (w,) would: TVM's DefEqual maps the free vars below a
+    # definition point. Two such functions built apart are equal; swapped uses are not.
+    def func(swap=False):
+        w = tir.size_var("w")
+        A = tir.decl_buffer((w + 2,), "float32", "A")
+        B = tir.decl_buffer((w,), "float32", "B")
+        i = tir.Var("i")
+        src, dst = (B, A) if swap else (A, B)
+        body = tir.For(i, 0, w, ForKind.SERIAL, tir.BufferStore(dst, src[i], [i]))
+        return tir.PrimFunc([A, B], body)
+
+    assert_equal_and_same_hash(func(), func())
+    assert not structural_equal(func(), func(swap=True))
+    h, w = tir.size_var("h"), tir.size_var("w")
+    two = tir.PrimFunc([tir.decl_buffer((h + w,), "float32", "A"),
+                        tir.decl_buffer((h,), "float32", "B")], tir.Evaluate(0))
+    h2, w2 = tir.size_var("h"), tir.size_var("w")
+    other = tir.PrimFunc([tir.decl_buffer((h2 + w2,), "float32", "A"),
+                          tir.decl_buffer((w2,), "float32", "B")], tir.Evaluate(0))
+    with pytest.raises(ValueError, match=r"buffer_map\[B\]\.shape\[0\]"):
+        assert_structural_equal(two, other)  # B's extent is the first var of A's, not the second
+
+
 def test_param_count_and_kinds():
     n, m = tir.Var("n"), tir.Var("m")
     with pytest.raises(ValueError, match=r"at params: lengths differ: 1 vs 2"):

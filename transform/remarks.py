@@ -87,7 +87,10 @@ def note_body_copy(original: Any, copy: Any) -> None:
     the loop in the same place of ``original``."""
     if _batch() is None:
         return
-    for old, new in zip(_loop_vars(original), _loop_vars(copy), strict=True):
+    old_vars, new_vars = _loop_vars(original), _loop_vars(copy)
+    if len(old_vars) != len(new_vars):
+        return  # not a copy of the same shape: its remarks stay its own, the build goes on
+    for old, new in zip(old_vars, new_vars):
         note_loop_copy(new, old)
 
 

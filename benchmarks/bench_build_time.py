@@ -54,6 +54,8 @@ def _builders() -> dict[str, tuple[Callable, dict]]:
                 "nochecks": (codegen.build, {"tir.instrument_bound_checkers": False})}
     if hasattr(codegen, "build_for_tuning"):
         builders["tuning"] = (codegen.build_for_tuning, {})
+    if hasattr(codegen, "build_tuning_artifact"):
+        builders["artifact"] = (codegen.build_tuning_artifact, {})
     return builders
 
 

@@ -10,7 +10,9 @@
   ``tir.noalias``. Parallel loops use ``TIRLITE_NUM_THREADS`` threads, or
   ``n`` inside ``with codegen.num_threads(n):`` (codegen/runtime/parallel.py).
 - ``build_for_tuning(mod, target)``: ``build`` under ``TUNING_BUILD_CONFIG``
-  (no bounds checks), for a tuner timing candidates it checks itself.
+  (no bounds checks), for a tuner timing candidates it checks itself;
+  ``build_tuning_artifact(mod, target)`` gives its code as bytes (object
+  code, no JIT, no linker) that ``load_artifact(data)`` runs in another process.
 - ``Module``: ``mod["main"]`` (a ``PackedFunction``), ``mod(*args)``,
   ``get_source("ll" | "asm" | "tir")``, ``export_library(path)``;
   ``load_module(path)`` loads an exported library back.
@@ -26,8 +28,10 @@ from .build import (
     TUNING_BUILD_CONFIG,
     build,
     build_for_tuning,
+    build_tuning_artifact,
     clear_cache,
     default_pipeline,
+    load_artifact,
     lower,
 )
 from target import Target
@@ -80,9 +84,11 @@ __all__ = [
     "build",
     "build_for_tuning",
     "build_interpreter",
+    "build_tuning_artifact",
     "clear_cache",
     "default_pipeline",
     "emulate",
+    "load_artifact",
     "load_module",
     "lower",
     "num_threads",

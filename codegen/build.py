@@ -195,6 +195,49 @@ def build_for_tuning(mod_or_func: IRModule | PrimFunc, target: Target | str = "l
         return build(mod_or_func, target)
 
 
+def build_tuning_artifact(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm"
+                          ) -> bytes:
+    """``build_for_tuning``'s code as bytes, for ``load_artifact`` in another process.
+
+    A tuner builds candidates in worker processes and times them in another:
+    this compiles to object code once, with neither the JIT engine nor a
+    linker that ``build_for_tuning`` followed by ``Module.export_library``
+    would add (together about 40% of that path; benchmarks/bench_build_time.py).
+    The bytes hold the object code, the functions' signatures and assertion
+    messages, behind a checksum; no sources and no remarks. The same warnings
+    as ``build_for_tuning``'s apply: never hand the loaded module to users.
+
+    >>> data = codegen.build_tuning_artifact(func)           # doctest: +SKIP
+    >>> codegen.load_artifact(data)["main"](a, b)             # doctest: +SKIP
+    """
+    mod = _as_module(mod_or_func)
+    verify_well_formed(mod)
+    target = Target(target)
+    ctx = PassContext.current()
+    with PassContext(opt_level=ctx.opt_level, required_pass=ctx.required_pass,
+                     disabled_pass=ctx.disabled_pass, instruments=ctx.instruments,
+                     config={**ctx.config, **TUNING_BUILD_CONFIG}) as tuning:
+        lowered = lower(mod, target)
+        llvm_module, symbols, messages = _optimized_llvm(lowered, target, tuning)
+        with tuning.phase("llvm.codegen"):
+            from .runtime import cached_module
+
+            return cached_module.to_bytes(target, dict(lowered.items()), symbols, messages,
+                                          llvm_module)
+
+
+def load_artifact(data: bytes) -> Any:
+    """The runnable ``Module`` of bytes from ``build_tuning_artifact``.
+
+    Raises:
+        ValueError: ``data`` is not such an artifact (truncated, altered, another
+            format), or its code calls an external function this process lacks.
+    """
+    from .runtime import cached_module
+
+    return cached_module.from_bytes(data)
+
+
 def _disk_slot(mod: IRModule, target: Target, ctx: PassContext) -> tuple | None:
     """``(cache, key)`` where the disk cache keeps this build, or None when it is off."""
     cache = disk_cache.open_cache(ctx, target)
@@ -231,10 +274,26 @@ def _as_module(mod: Any) -> IRModule:
 def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
              disk: tuple | None) -> Any:
     """LLVM IR, optimized, then machine code: JIT, or through the disk cache ``disk``."""
+    from .runtime.module import jit_module
+
+    llvm_module, symbols, messages = _optimized_llvm(mod, target, ctx)
+    with ctx.phase("llvm.codegen"):
+        if disk is not None:
+            from .runtime import cached_module
+
+            stored = cached_module.store(*disk, target, dict(mod.items()), symbols, messages,
+                                         llvm_module, remarks)
+            if stored is not None:
+                return stored
+        return jit_module(target, dict(mod.items()), symbols, messages, llvm_module,
+                          str(llvm_module))
+
+
+def _optimized_llvm(mod: IRModule, target: Target, ctx: PassContext) -> tuple:
+    """``(LLVM module after O3, symbols by function name, assertion messages)`` of ``mod``."""
     from . import machine
     from .llvm import CodeGenLLVM
     from .runtime import metadata
-    from .runtime.module import jit_module
 
     with ctx.phase("codegen.tir_to_llvm"):  # instruments time these like passes
         cg = CodeGenLLVM(target, fast_math=ctx.config.get("codegen.llvm.fast_math"),
@@ -256,16 +315,7 @@ def _compile(mod: IRModule, target: Target, ctx: PassContext, remarks: tuple,
         opt_level = ctx.config.get("codegen.llvm.opt_level")
     with ctx.phase("llvm.optimize"):
         machine.optimize(llvm_module, target, opt_level)
-    with ctx.phase("llvm.codegen"):
-        if disk is not None:
-            from .runtime import cached_module
-
-            stored = cached_module.store(*disk, target, dict(mod.items()), symbols, cg.messages,
-                                         llvm_module, remarks)
-            if stored is not None:
-                return stored
-        return jit_module(target, dict(mod.items()), symbols, cg.messages, llvm_module,
-                          str(llvm_module))
+    return llvm_module, symbols, cg.messages
 
 
 class _BuildCache:

@@ -1,4 +1,4 @@
-"""Modules to and from the disk cache: object code in, a runnable ``Module`` out.
+"""Modules to and from object code: disk cache entries and tuning artifacts.
 
 ``store`` turns an optimized LLVM module into object code, writes the cache
 entry (see disk_cache.py) and loads the object back; ``load`` does the same
@@ -6,6 +6,10 @@ from an entry already on disk, so a new build and a cache hit run the very
 same code. Loading mirrors ``module.jit_module``: support libraries first,
 external functions checked, an MCJIT engine (here made from an empty LLVM
 module plus the object file), the parallel launcher installed.
+
+``to_bytes`` / ``from_bytes`` carry the same entry, without its sources, from
+one process to another: a tuner's builder compiles a candidate once to object
+code (no JIT, no linker) and its runner loads it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import attrs
 
 from target.target import Target
 
-from . import metadata
+from . import disk_cache, metadata
 from .disk_cache import DiskCache, warn_once
 from .module import Module, check_externals, load_support_libraries, process_library
 
@@ -78,27 +82,11 @@ def store(cache: DiskCache, key: str, target: Target, funcs: dict, symbols: dict
     None when the entry cannot be made or written (the caller JIT-compiles
     instead); an unwritable directory warns once.
     """
-    from .. import machine
-    from ..abi import LAUNCHER_SYMBOL
-
     check_externals(llvm_module)  # a user error, raised as a build without the cache does
     encoded = _encode_remarks(remarks)
     if encoded is None:
         return None
-    llvm_ir = str(llvm_module)
-    machine_target = machine.machine_target(target, llvm_ir)
-    header = {
-        "functions": {name: metadata.describe(f, symbols[name]) for name, f in funcs.items()},
-        "messages": list(messages),
-        "llvm_ir": llvm_ir,
-        "tir": "\n".join(f.script() for f in funcs.values()),
-        "remarks": encoded,
-        "machine_target": str(machine_target),
-        "externals": [fn.name for fn in llvm_module.functions
-                      if fn.is_declaration and not fn.name.startswith("llvm.")],
-        "launcher": any(g.name == LAUNCHER_SYMBOL for g in llvm_module.global_variables),
-    }
-    obj = machine.target_machine(machine_target).emit_object(llvm_module)
+    header, obj = make_entry(target, funcs, symbols, messages, llvm_module, encoded)
     try:
         path = cache.write(key, header, obj)
     except OSError as err:
@@ -111,6 +99,58 @@ def store(cache: DiskCache, key: str, target: Target, funcs: dict, symbols: dict
         return None
     module.remarks = tuple(remarks)
     return module
+
+
+def make_entry(target: Target, funcs: dict, symbols: dict[str, str], messages: list[str],
+               llvm_module: Any, encoded_remarks: list, sources: bool = True
+               ) -> tuple[dict, bytes]:
+    """``(header, object code)`` of an optimized ``llvm_module``: what an entry holds.
+
+    Without ``sources`` the header leaves out the optimized LLVM IR and the
+    lowered TIR text (printing them is a tenth of a tuning candidate's build).
+    """
+    from .. import machine
+    from ..abi import LAUNCHER_SYMBOL
+
+    llvm_ir = str(llvm_module)
+    machine_target = machine.machine_target(target, llvm_ir)
+    header = {
+        "target": str(target),
+        "functions": {name: metadata.describe(f, symbols[name]) for name, f in funcs.items()},
+        "messages": list(messages),
+        "llvm_ir": llvm_ir if sources else None,
+        "tir": "\n".join(f.script() for f in funcs.values()) if sources else "",
+        "remarks": encoded_remarks,
+        "machine_target": str(machine_target),
+        "externals": [fn.name for fn in llvm_module.functions
+                      if fn.is_declaration and not fn.name.startswith("llvm.")],
+        "launcher": any(g.name == LAUNCHER_SYMBOL for g in llvm_module.global_variables),
+    }
+    return header, machine.target_machine(machine_target).emit_object(llvm_module)
+
+
+def to_bytes(target: Target, funcs: dict, symbols: dict[str, str], messages: list[str],
+             llvm_module: Any) -> bytes:
+    """An artifact: a cache entry's bytes (no sources, no remarks) for ``from_bytes``."""
+    check_externals(llvm_module)
+    header, obj = make_entry(target, funcs, symbols, messages, llvm_module, [], sources=False)
+    return disk_cache.pack(header, obj)
+
+
+def from_bytes(data: bytes) -> CachedModule:
+    """The runnable module of an artifact made by ``to_bytes`` (in this or another process).
+
+    Raises:
+        ValueError: ``data`` is not an artifact (truncated, altered, another
+            format), or its code calls an external function this process lacks.
+    """
+    entry = disk_cache.unpack(bytes(data))
+    if entry is None or "target" not in entry[0]:
+        raise ValueError("load_artifact: not a tirlite artifact (truncated, altered or "
+                         "another format)")
+    header, obj = entry
+    _check_names_defined([str(name) for name in header["externals"]])
+    return _instantiate(header, obj, Target(header["target"]), None, loaded=True)
 
 
 def _instantiate(header: dict, obj: bytes, target: Target, path: Path | None,

@@ -1,4 +1,5 @@
-"""``codegen.build_for_tuning``: the same results as ``build``, without the bounds checks.
+"""``codegen.build_for_tuning``: the same results as ``build``, without the bounds checks;
+``build_tuning_artifact`` / ``load_artifact``: that code as bytes, loaded here or elsewhere.
 
 Scheduled kernels (a packed, tiled matmul; a conv computed per tile) give
 NumPy's results through both builds; a function with an unproven access gets
@@ -82,7 +83,15 @@ def _conv_reference(inp, filt, bias):
     return np.maximum(out, 0)
 
 
-@pytest.mark.parametrize("build", [codegen.build, codegen.build_for_tuning])
+def _artifact_build(func, target):
+    """``build_tuning_artifact`` through bytes, as a tuner's runner loads it."""
+    return codegen.load_artifact(bytes(codegen.build_tuning_artifact(func, target)))
+
+
+BUILDS = [codegen.build, codegen.build_for_tuning, _artifact_build]
+
+
+@pytest.mark.parametrize("build", BUILDS)
 def test_scheduled_matmul_matches_numpy(build):
     m = 48  # 3 panels of 16 columns, 12 tiles of 4 rows
     rng = np.random.default_rng(0)
@@ -92,7 +101,7 @@ def test_scheduled_matmul_matches_numpy(build):
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("build", [codegen.build, codegen.build_for_tuning])
+@pytest.mark.parametrize("build", BUILDS)
 def test_scheduled_conv_matches_numpy(build):
     n, ci, co, h, w = 2, 5, 16, 3, 8
     rng = np.random.default_rng(1)
@@ -170,3 +179,55 @@ def test_tuning_build_keeps_the_current_context():
 def test_tuning_config_is_read_only():
     with pytest.raises(TypeError):
         codegen.TUNING_BUILD_CONFIG["tir.instrument_bound_checkers"] = True
+
+
+def test_artifact_has_no_run_time_checks_but_checks_its_arguments():
+    func = _scaled_add(0)
+    data = codegen.build_tuning_artifact(func, "llvm")
+    a = np.zeros(16, "float32")
+    codegen.load_artifact(data)(a, 2)
+    assert a.tolist() == [1, 0, 1, 0, 1, 0, 1] + [0] * 9
+    with pytest.raises(TypeError, match="expects 2 arguments"):
+        codegen.load_artifact(data)(a)  # the signatures travel with the code
+    with pytest.raises((TypeError, ValueError), match="float32"):
+        codegen.load_artifact(data)(np.zeros(16, "float64"), 2)
+
+
+def test_artifact_loads_in_another_process(tmp_path):
+    import subprocess
+    import sys
+
+    m = 32
+    path = tmp_path / "matmul.artifact"
+    path.write_bytes(codegen.build_tuning_artifact(_matmul(m), "llvm"))
+    script = f"""
+import numpy as np, codegen
+mod = codegen.load_artifact(open({str(path)!r}, "rb").read())
+rng = np.random.default_rng(0)
+a, b = (rng.uniform(-1, 1, ({m}, {m})).astype("float32") for _ in range(2))
+c = np.zeros(({m}, {m}), "float32")
+mod(a, b, c)
+np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def _repacked(data: bytes, **changes) -> bytes:
+    from codegen.runtime import disk_cache
+
+    header, obj = disk_cache.unpack(data)
+    return disk_cache.pack({**header, **changes}, obj)
+
+
+def test_bad_artifacts_are_value_errors():
+    data = codegen.build_tuning_artifact(_scaled_add(0), "llvm")
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0xFF
+    for bad in (data[:-10], bytes(flipped), b"", b"\x7fELF not an artifact", data[:40]):
+        with pytest.raises(ValueError, match="not a tirlite artifact"):
+            codegen.load_artifact(bad)
+    with pytest.raises(ValueError, match="no_such_function_xyz"):
+        codegen.load_artifact(_repacked(data, externals=["no_such_function_xyz"]))

@@ -82,6 +82,22 @@ def test_runner_ok_wrong_error_and_reference_sent_once(runner):
     assert runner.run([ms.RunnerInput(_artifact(wrong_mod))], off)[0].status == "wrong"
 
 
+def test_builder_bytes_with_and_without_a_build_func_both_run(runner):
+    mod = ms.apply_default_schedule(tir.IRModule.from_expr(W.matmul(16, 16, 16)))
+    ref = make_reference(tir.IRModule.from_expr(W.matmul(16, 16, 16)))
+    builder = ms.LocalBuilder(max_workers=1, build_func=codegen.build)
+    try:
+        library = builder.build([ms.BuilderInput(mod)])[0].artifact
+    finally:
+        builder.shutdown()
+    artifact = _artifact(mod)
+    assert library.startswith(b"\x7fELF")  # a build_func's module: a shared library
+    assert not artifact.startswith(b"\x7fELF")  # the default: object code, never linked
+    assert len(artifact) < len(library)
+    results = runner.run([ms.RunnerInput(library), ms.RunnerInput(artifact)], ref)
+    assert [r.status for r in results] == ["ok", "ok"]
+
+
 def test_runner_stops_timing_a_candidate_slower_than_the_cutoff(runner):
     mod = tir.IRModule.from_expr(W.matmul(16, 16, 16))
     ref = make_reference(mod)

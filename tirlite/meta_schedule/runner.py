@@ -4,7 +4,7 @@
 ``num_threads`` cores of this machine (the last ones), started on first use
 and restarted after a crash or a time-out. For each candidate it:
 
-1. loads the shared library from the artifact bytes;
+1. loads the candidate from its bytes (``load_candidate``);
 2. runs it once on copies of the reference inputs and compares every output
    with the expected one (NaN equal to NaN): a difference is status
    ``"wrong"`` with the largest error, and the time does not count;
@@ -71,46 +71,61 @@ class RunnerResult:
     status: str
 
 
+def load_candidate(data: bytes) -> Any:
+    """The ``codegen.Module`` of a builder's bytes: an artifact of
+    ``codegen.build_tuning_artifact``, or a shared library (a ``build_func``'s module)."""
+    import codegen
+
+    if not data.startswith(b"\x7fELF"):
+        return codegen.load_artifact(data)
+    with tempfile.TemporaryDirectory(prefix="tirlite-run-") as tmp:
+        path = os.path.join(tmp, "candidate.so")
+        with open(path, "wb") as f:
+            f.write(data)
+        return codegen.load_module(path)  # dlopen keeps its mapping after the file is gone
+
+
 def measure_one(module_bytes: bytes, ref: Reference, number: int | None, repeat: int,
                 min_repeat_ms: float, warmup: int, cutoff_secs: float | None = None
                 ) -> RunnerResult:
     """Load, check and time one candidate (in the measuring process)."""
-    import codegen
+    try:
+        module = load_candidate(module_bytes)
+    except Exception as err:  # noqa: BLE001 (a bad artifact is this candidate's error)
+        return RunnerResult(None, f"load failed: {type(err).__name__}: {err}", "error")
+    args = [a.copy() for a in ref.inputs]
+    try:
+        start = time.perf_counter()
+        module(*args)
+        checking = time.perf_counter() - start
+    except Exception as err:  # noqa: BLE001
+        return RunnerResult(None, f"{type(err).__name__}: {err}", "error")
+    wrong = _compare(args, ref)
+    if wrong is not None:
+        return RunnerResult(None, wrong, "wrong")
+    if cutoff_secs is not None and checking > cutoff_secs:
+        return RunnerResult([checking], None, "ok")
+    return RunnerResult(_time_rounds(module, args, number, repeat, min_repeat_ms, warmup),
+                        None, "ok")
 
-    with tempfile.TemporaryDirectory(prefix="tirlite-run-") as tmp:
-        path = os.path.join(tmp, "candidate.so")
-        with open(path, "wb") as f:
-            f.write(module_bytes)
-        try:
-            module = codegen.load_module(path)
-        except Exception as err:  # noqa: BLE001 (a bad artifact is this candidate's error)
-            return RunnerResult(None, f"load failed: {type(err).__name__}: {err}", "error")
-        args = [a.copy() for a in ref.inputs]
-        try:
-            start = time.perf_counter()
+
+def _time_rounds(module: Any, args: list, number: int | None, repeat: int,
+                 min_repeat_ms: float, warmup: int) -> list:
+    """Seconds per call of ``repeat`` rounds of ``number`` calls (chosen if None)."""
+    for _ in range(warmup):
+        module(*args)
+    if number is None:
+        start = time.perf_counter()
+        module(*args)
+        once = max(time.perf_counter() - start, 1e-7)
+        number = max(1, math.ceil(min_repeat_ms / 1e3 / once))
+    rounds = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
             module(*args)
-            checking = time.perf_counter() - start
-        except Exception as err:  # noqa: BLE001
-            return RunnerResult(None, f"{type(err).__name__}: {err}", "error")
-        wrong = _compare(args, ref)
-        if wrong is not None:
-            return RunnerResult(None, wrong, "wrong")
-        if cutoff_secs is not None and checking > cutoff_secs:
-            return RunnerResult([checking], None, "ok")
-        for _ in range(warmup):
-            module(*args)
-        if number is None:
-            start = time.perf_counter()
-            module(*args)
-            once = max(time.perf_counter() - start, 1e-7)
-            number = max(1, math.ceil(min_repeat_ms / 1e3 / once))
-        rounds = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            for _ in range(number):
-                module(*args)
-            rounds.append((time.perf_counter() - start) / number)
-        return RunnerResult(rounds, None, "ok")
+        rounds.append((time.perf_counter() - start) / number)
+    return rounds
 
 
 def _compare(args: list, ref: Reference) -> str | None:

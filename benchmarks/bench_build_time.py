@@ -14,6 +14,13 @@ and a ``PassTimingInstrument`` recording every pass and build phase
 ``llvm.codegen``: MCJIT). The table shows the median of each, in ms, for the
 default ``codegen.build`` and for ``codegen.build_for_tuning`` (when present).
 ``--profile KERNEL`` prints a cProfile of one more build of that kernel.
+
+``--candidates N`` times instead what the tuner's builder does with N
+candidates of each kernel's design space (the default schedule, then random
+ones; the unscheduled te workloads of tirlite.meta_schedule.testing), one
+at a time in this process: ``export``, the JIT build plus
+``Module.export_library`` (the shared library a ``build_func`` gives), and
+``artifact``, ``codegen.build_tuning_artifact`` (the builder's default).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_schedule import te_conv, te_matmul
 
 import codegen
+import tir
 import transform
 
 KERNELS = {
@@ -137,6 +145,39 @@ def profile(func, build: Callable, config: dict) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
+def candidate_times(kernel: str, count: int, clock: Callable[[], float]) -> dict[str, list]:
+    """Per-candidate ms of the builder's two paths on ``count`` candidates of ``kernel``."""
+    import tempfile
+
+    from tirlite.meta_schedule.search import SearchSpace
+    from tirlite.meta_schedule.target_info import TargetInfo
+    from tirlite.meta_schedule.testing import te_workload as W
+
+    shape = KERNELS[kernel][1]
+    mod = (W.matmul(shape["M"]) if kernel.startswith("matmul") else
+           W.conv2d_nhwc_bias_relu(shape["N"], shape["H"], shape["W"], shape["CI"],
+                                     shape["CO"]))
+    space = SearchSpace(tir.IRModule.from_expr(mod), TargetInfo.from_target("llvm"))
+    cands = [space.generate("default")]
+    seed = 0
+    while len(cands) < count:
+        seed += 1
+        cands.append(space.generate("random", seed=seed))
+    cands = [c for c in cands if c is not None]
+    codegen.build_tuning_artifact(cands[0].sch.mod)  # warm-up
+    times: dict[str, list] = {"export": [], "artifact": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for cand in cands:
+            codegen.clear_cache()
+            start = clock()
+            codegen.build_for_tuning(cand.sch.mod).export_library(f"{tmp}/c.so")
+            times["export"].append((clock() - start) * 1e3)
+            start = clock()
+            codegen.build_tuning_artifact(cand.sch.mod)
+            times["artifact"].append((clock() - start) * 1e3)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -146,7 +187,17 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="thread CPU time instead of wall time (less noise when shared)")
     parser.add_argument("--json", default="", help="also write every build's times here")
+    parser.add_argument("--candidates", type=int, default=0,
+                        help="time N tuning candidates of each kernel instead (see above)")
     args = parser.parse_args()
+    if args.candidates:
+        clock = time.process_time if args.cpu else time.perf_counter
+        for kernel in args.kernels.split(","):
+            times = candidate_times(kernel, args.candidates, clock)
+            cells = ", ".join(f"{k} median {statistics.median(v):.1f} ms "
+                              f"(min {min(v):.1f}, max {max(v):.1f})" for k, v in times.items())
+            print(f"{kernel}, {len(times['artifact'])} candidates: {cells}")
+        return
     lanes = codegen.Target("llvm").vector_width_bits // 32
     builders = _builders()
     if args.builds:

@@ -440,6 +440,60 @@ def test_strided_access_on_an_avx2_target(stride, dtype):
         np.testing.assert_array_equal(dst.view(np.uint8), expected.view(np.uint8))
 
 
+def _whole_vector_store(stride: int, dtype: str) -> tir.PrimFunc:
+    """``B[stride * i + 3 * |stride|] = A[i]`` for i < 64: whole vectors, no tail."""
+    ib = ir_builder.create()
+    A = ib.pointer(dtype, name="A")
+    B = ib.pointer(dtype, name="B")
+    with ib.for_range(0, 64, name="i", kind="vectorize") as i:
+        B[i * stride + 64 * abs(stride)] = A[i]
+    return tir.PrimFunc([A, B], ib.get())
+
+
+# AMD's AVX2 masked store (vmaskmovps) is microcoded: on Zen a strided store writes its
+# partly covered chunks element by element instead (planned_access.py); Intel keeps it.
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("stride", [2, 3, -2])
+@pytest.mark.parametrize("cpu, masked", [("haswell", True), ("znver3", False)])
+def test_partly_covered_store_chunks_on_avx2_cpus(cpu, masked, stride, dtype):
+    rng = np.random.default_rng(abs(stride) * 7 + len(dtype) + len(cpu))
+    target = f"llvm -mcpu={cpu}"
+    # 64 elements: whole vectors, no predicated tail (whose masked store stays)
+    ir_text = codegen.build(_whole_vector_store(stride, dtype), target).get_source("ll")
+    assert ("llvm.masked.store" in ir_text) == masked
+    assert "masked.scatter" not in ir_text  # still a planned store: chunks, not lanes
+    for n in EXTENTS:
+        size = abs(stride) * max(n, 1) + 3
+        off = 1 if stride > 0 else size - 2
+        store = codegen.build(strided_store(stride, off, dtype), target)
+        values = _values(rng, n, dtype)
+        dst = np.full(size, SENTINEL, dtype)
+        store(values, dst, np.int32(n))
+        expected = np.full(size, SENTINEL, dtype)
+        expected[np.arange(n) * stride + off] = values
+        np.testing.assert_array_equal(dst.view(np.uint8), expected.view(np.uint8))
+
+
+def test_predicated_strided_store_keeps_its_masked_store_on_zen():
+    """Under a predicate the mask is data: one masked store per chunk, never per element
+    branches (what the element-wise path would need)."""
+    n = tir.var("n")
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    B = ib.pointer("float32", name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        with ib.if_scope(A[i] > 0):
+            B[i * 2] = A[i]
+    func = tir.PrimFunc([A, B, n], ib.get())
+    mod = codegen.build(func, "llvm -mcpu=znver3")
+    src = np.random.default_rng(5).standard_normal(37).astype(np.float32)
+    dst = np.full(80, SENTINEL, np.float32)
+    mod(src, dst, np.int32(37))
+    expected = np.full(80, SENTINEL, np.float32)
+    expected[np.arange(37)[src > 0] * 2] = src[src > 0]
+    np.testing.assert_array_equal(dst, expected)
+
+
 def test_a_transposed_store_whose_rows_may_alias_keeps_serial_order():
     """B[c * w + r] = A[r * 4 + c] under two vectorized loops (r outer, c inner): the
     store's lanes group by c, which interleave in lane order; with w < 4 rows overlap

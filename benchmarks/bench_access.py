@@ -7,7 +7,8 @@ Run from the repository root::
     TVM_PYTHON=/work/tvm-venv/bin/python HALIDE_PYTHON=/work/halide-venv/bin/python \\
         .venv/bin/python benchmarks/bench_access.py
 
-Kernels: stride-2 and stride-3 copies and sums, a reversed copy, a complex
+Kernels: stride-2 and stride-3 copies and sums, a stride-2 store, sums of
+groups of 5 consecutive elements, a reversed copy, a complex
 multiply on interleaved re/im, RGB to gray (float32 and uint8), a square
 float32 transpose (2048 x 2048) and a gather ``C[i] = A[idx[i]]``. Each
 tirlite kernel is written as a user would with ``tir.ir_builder``: one
@@ -17,7 +18,9 @@ pipeline. Every candidate's result is checked against NumPy before it is
 timed; a wrong result is reported in the table and the script exits with
 status 1.
 
-TVM (bench_access_tvm.py, when ``TVM_PYTHON`` names a Python with apache-tvm)
+gcc (bench_access_gcc.py: the same loops in C, ``gcc -O3 -march=`` the CPU
+tirlite targets) runs in this process through ctypes. TVM (bench_access_tvm.py,
+when ``TVM_PYTHON`` names a Python with apache-tvm)
 and Halide (bench_access_halide.py, when ``HALIDE_PYTHON`` names a Python with
 the halide wheel) run in their own venvs as worker processes that this script
 drives round by round, so every round runs every candidate once and the
@@ -31,6 +34,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_access_common as common  # noqa: E402
+import bench_access_gcc as gcc_peer  # noqa: E402
 from bench_kernels import ROOT, _cell, _host_cpu, numba  # noqa: E402 (sets one thread first)
 from bench_workers import Worker, WorkerDied, source_version  # noqa: E402
 
@@ -47,7 +52,7 @@ import tir  # noqa: E402
 from tir import ir_builder  # noqa: E402
 
 F32 = "float32"
-PEERS = ("numpy", "numba", "tvm", "halide")
+PEERS = ("numpy", "numba", "gcc", "tvm", "halide")
 
 
 # ---------------------------------------------------------------- tirlite kernels
@@ -73,6 +78,22 @@ def tir_copy_strided(n: int, stride: int) -> tir.PrimFunc:
         with _loop(ib, n) as i:
             b[i] = a[stride * i]
     return _func([(stride * n,), (n,)], body)
+
+
+def tir_store_strided(n: int) -> tir.PrimFunc:
+    """``b[2 * i] = a[i]`` (the odd elements untouched)."""
+    def body(ib, a, b):
+        with _loop(ib, n) as i:
+            b[2 * i] = a[i]
+    return _func([(n,), (2 * n,)], body)
+
+
+def tir_group5(n: int) -> tir.PrimFunc:
+    """``b[i] = a[5 i] + a[5 i + 1] + ... + a[5 i + 4]``: groups of 5 consecutive elements."""
+    def body(ib, a, b):
+        with _loop(ib, n) as i:
+            b[i] = a[5 * i] + a[5 * i + 1] + a[5 * i + 2] + a[5 * i + 3] + a[5 * i + 4]
+    return _func([(5 * n,), (n,)], body)
 
 
 def tir_sum_strided(n: int, stride: int) -> tir.PrimFunc:
@@ -167,6 +188,7 @@ def tirlite_variants(name: str, n: int, tile: int) -> list:
                 ("flat buffers", lambda: tir_transpose_flat(side, tile), True)]
     makers = {
         "copy_s2": lambda: tir_copy_strided(n, 2), "copy_s3": lambda: tir_copy_strided(n, 3),
+        "store_s2": lambda: tir_store_strided(n), "group5": lambda: tir_group5(n),
         "sum_s2": lambda: tir_sum_strided(n, 2), "sum_s3": lambda: tir_sum_strided(n, 3),
         "reverse": lambda: tir_reverse(n), "cmul": lambda: tir_cmul(n),
         "rgb_gray_f32": lambda: tir_rgb_gray_f32(n), "rgb_gray_u8": lambda: tir_rgb_gray_u8(n),
@@ -186,6 +208,16 @@ def numpy_fn(name: str, args: list) -> Callable:
 def _np_copy_strided(name: str, args: list) -> Callable:
     view, out = args[0][::int(name[-1])], args[-1]
     return lambda: np.copyto(out, view)
+
+
+def _np_store_strided(name: str, args: list) -> Callable:
+    a, view = args[0], args[-1][::2]
+    return lambda: np.copyto(view, a)
+
+
+def _np_group5(name: str, args: list) -> Callable:
+    groups, out = args[0].reshape(-1, 5), args[-1]
+    return lambda: np.sum(groups, axis=1, out=out)
 
 
 def _np_sum_strided(name: str, args: list) -> Callable:
@@ -242,6 +274,8 @@ def _np_rgb_gray_u8(name: str, args: list) -> Callable:
 _NUMPY = {
     "copy_s2": _np_copy_strided,
     "copy_s3": _np_copy_strided,
+    "store_s2": _np_store_strided,
+    "group5": _np_group5,
     "sum_s2": _np_sum_strided,
     "sum_s3": _np_sum_strided,
     "reverse": _np_reverse,
@@ -263,6 +297,16 @@ def numba_fns() -> dict:
     def copy_strided(a, b, s):
         for i in range(b.size):
             b[i] = a[s * i]
+
+    @njit
+    def store_strided(a, b):
+        for i in range(a.size):
+            b[2 * i] = a[i]
+
+    @njit
+    def group5(a, b):
+        for i in range(b.size):
+            b[i] = a[5 * i] + a[5 * i + 1] + a[5 * i + 2] + a[5 * i + 3] + a[5 * i + 4]
 
     @fast
     def sum_strided(a, out, s):
@@ -315,6 +359,7 @@ def numba_fns() -> dict:
 
     return {"copy_s2": lambda a, b: copy_strided(a, b, 2),
             "copy_s3": lambda a, b: copy_strided(a, b, 3),
+            "store_s2": store_strided, "group5": group5,
             "sum_s2": lambda a, s: sum_strided(a, s, 2),
             "sum_s3": lambda a, s: sum_strided(a, s, 3),
             "reverse": reverse, "cmul": cmul, "rgb_gray_f32": gray_f32, "rgb_gray_u8": gray_u8,
@@ -425,7 +470,8 @@ def _add_peers(name: str, workers: dict, row: dict, checked: dict) -> None:
             row["errors"][label] = status["error"]
 
 
-def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) -> dict:
+def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict,
+            gcc: tuple | None) -> dict:
     """Build, check and time one kernel for every candidate."""
     args = common.arrays(name, n)
     row: dict = {"kernel": name, "errors": {}, "wrong": []}
@@ -433,6 +479,8 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
     candidates["numpy"] = numpy_fn(name, args)
     if name in nb:
         candidates["numba"] = (lambda f=nb[name]: f(*args))
+    if gcc is not None:
+        candidates["gcc"] = gcc_peer.kernel(*gcc, name, args, tile)
     checked = _checked(name, args, candidates, row)
     _add_peers(name, workers, row, checked)
     try:
@@ -459,13 +507,15 @@ def measure(name: str, n: int, tile: int, runs: int, nb: dict, workers: dict) ->
 
 
 def print_table(rows: list, meta: dict) -> None:
-    head = (f"{'kernel':<14}{'tirlite ms':>11}{'numpy ms':>10}{'numba ms':>10}{'tvm ms':>9}"
+    head = (f"{'kernel':<14}{'tirlite ms':>11}{'numpy ms':>10}{'numba ms':>10}{'gcc ms':>9}"
+            f"{'tvm ms':>9}"
             f"{'halide ms':>11}{'peer/tirlite':>14}{'  best peer':<12}{'gathers':>8}")
     print(head)
     print("-" * len(head))
     for r in rows:
         print(f"{r['kernel']:<14}{_cell(r['tirlite_ms']):>11}{_cell(r['numpy_ms']):>10}"
-              f"{_cell(r['numba_ms']):>10}{_cell(r['tvm_ms']):>9}{_cell(r['halide_ms']):>11}"
+              f"{_cell(r['numba_ms']):>10}{_cell(r['gcc_ms']):>9}{_cell(r['tvm_ms']):>9}"
+              f"{_cell(r['halide_ms']):>11}"
               f"{_cell(r['best_peer_over_tirlite'], 2):>14}  {r['best_peer'] or '-':<10}"
               f"{r.get('gathers', '-'):>8}")
     for r in rows:
@@ -479,7 +529,7 @@ def print_table(rows: list, meta: dict) -> None:
     print(f"\n{meta['n']} output elements (transpose {meta['side']}x{meta['side']}, "
           f"tirlite tile {meta['tile']}x{meta['tile']}); median of {meta['runs']} interleaved "
           f"rounds (the second of two calls in a row) after 2 warm-up rounds; 1 thread")
-    print(f"host: {meta['cpu']}; numba {meta['numba']}, tvm {meta['tvm']}, halide "
+    print(f"host: {meta['cpu']}; numba {meta['numba']}, {meta['gcc']}, tvm {meta['tvm']}, halide "
           f"{meta['halide']}; load average {meta['load_before']:.1f} before, "
           f"{meta['load_after']:.1f} after; tirlite {meta['tirlite_source']}")
 
@@ -511,11 +561,19 @@ def main() -> None:
     meta["tvm"] = workers["tvm"].meta.get("version") if "tvm" in workers else None
     meta["halide"] = workers["halide"].meta.get("version") if "halide" in workers else None
     nb = {k: f for k, f in numba_fns().items() if k in names}
+    gcc_dir = tempfile.TemporaryDirectory(prefix="bench-gcc-")
     try:
-        rows = [measure(name, n, common.TRANSPOSE_TILE, runs, nb, workers) for name in names]
+        *gcc, meta["gcc"] = gcc_peer.build(gcc_dir.name)
+    except RuntimeError as err:
+        print(f"note: gcc skipped: {err}")
+        gcc, meta["gcc"] = None, None
+    try:
+        rows = [measure(name, n, common.TRANSPOSE_TILE, runs, nb, workers, gcc)
+                for name in names]
     finally:
         for worker in workers.values():
             worker.close()
+        gcc_dir.cleanup()
     meta["load_after"] = os.getloadavg()[0]
     print_table(rows, meta)
     Path(opts.out).write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")

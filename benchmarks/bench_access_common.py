@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-KERNELS = ("copy_s2", "copy_s3", "sum_s2", "sum_s3", "reverse", "cmul",
+KERNELS = ("copy_s2", "copy_s3", "store_s2", "group5", "sum_s2", "sum_s3", "reverse", "cmul",
            "rgb_gray_f32", "rgb_gray_u8", "transpose", "gather")
 
 # RGB -> gray: ITU-R BT.601 luma weights; the uint8 version in 8-bit fixed point
@@ -50,16 +50,8 @@ def arrays(name: str, n: int) -> list:
     rng = np.random.default_rng(sum(map(ord, name)))
     vec = lambda size: rng.random(size, dtype=np.float32)  # noqa: E731
     zeros = lambda size, dtype=np.float32: np.zeros(size, dtype)  # noqa: E731
-    if name in ("copy_s2", "copy_s3"):
-        return [vec(int(name[-1]) * n), zeros(n)]
-    if name in ("sum_s2", "sum_s3"):
-        return [vec(int(name[-1]) * n), zeros(1)]
-    if name == "reverse":
-        return [vec(n), zeros(n)]
     if name == "cmul":  # n complex numbers, re and im interleaved
         return [vec(2 * n) - np.float32(0.5), vec(2 * n) - np.float32(0.5), zeros(2 * n)]
-    if name == "rgb_gray_f32":
-        return [vec(3 * n), zeros(n)]
     if name == "rgb_gray_u8":
         return [rng.integers(0, 256, 3 * n, dtype=np.uint8), zeros(n, np.uint8)]
     if name == "transpose":
@@ -67,30 +59,45 @@ def arrays(name: str, n: int) -> list:
         return [vec(n).reshape(side, side), zeros((side, side))]
     if name == "gather":
         return [vec(n), rng.integers(0, n, n, dtype=np.int32), zeros(n)]
-    raise KeyError(name)
+    # (input elements, output elements) per output element n of the one-input kernels
+    sizes = {"copy_s2": (2, 1), "copy_s3": (3, 1), "sum_s2": (2, 0), "sum_s3": (3, 0),
+             "store_s2": (1, 2), "group5": (5, 1), "reverse": (1, 1), "rgb_gray_f32": (3, 1)}
+    ins, outs = sizes[name]
+    return [vec(ins * n), zeros(outs * n if outs else 1)]
+
+
+def _strided_store(a: np.ndarray) -> np.ndarray:
+    out = np.zeros(2 * a.size, np.float32)
+    out[::2] = a
+    return out
+
+
+def _gray_u8(a: np.ndarray) -> np.ndarray:
+    wide = a.reshape(-1, 3).astype(np.int32) @ np.array(GRAY_U8, np.int32)
+    return ((wide + 128) >> 8).astype(np.uint8)
+
+
+#: NumPy's result of each kernel from its arguments (in float64 for the sums).
+_EXPECTED = {
+    "copy_s2": lambda args: args[0][::2].copy(),
+    "copy_s3": lambda args: args[0][::3].copy(),
+    "sum_s2": lambda args: np.array([args[0][::2].sum(dtype=np.float64)]),
+    "sum_s3": lambda args: np.array([args[0][::3].sum(dtype=np.float64)]),
+    "store_s2": lambda args: _strided_store(args[0]),
+    "group5": lambda args: args[0].reshape(-1, 5).sum(axis=1, dtype=np.float64),
+    "reverse": lambda args: args[0][::-1].copy(),
+    "cmul": lambda args: (args[0].view(np.complex64)
+                          * args[1].view(np.complex64)).view(np.float32),
+    "rgb_gray_f32": lambda args: args[0].reshape(-1, 3) @ np.array(GRAY_F32, np.float32),
+    "rgb_gray_u8": lambda args: _gray_u8(args[0]),
+    "transpose": lambda args: args[0].T.copy(),
+    "gather": lambda args: args[0][args[1]],
+}
 
 
 def expected(name: str, args: list) -> np.ndarray:
     """NumPy's result of kernel ``name`` on ``args`` (in float64 for the sums)."""
-    a = args[0]
-    if name in ("copy_s2", "copy_s3"):
-        return a[::int(name[-1])].copy()
-    if name in ("sum_s2", "sum_s3"):
-        return np.array([a[::int(name[-1])].sum(dtype=np.float64)])
-    if name == "reverse":
-        return a[::-1].copy()
-    if name == "cmul":
-        return (a.view(np.complex64) * args[1].view(np.complex64)).view(np.float32)
-    if name == "rgb_gray_f32":
-        return a.reshape(-1, 3) @ np.array(GRAY_F32, np.float32)
-    if name == "rgb_gray_u8":
-        wide = a.reshape(-1, 3).astype(np.int32) @ np.array(GRAY_U8, np.int32)
-        return ((wide + 128) >> 8).astype(np.uint8)
-    if name == "transpose":
-        return a.T.copy()
-    if name == "gather":
-        return a[args[1]]
-    raise KeyError(name)
+    return _EXPECTED[name](args)
 
 
 def output(name: str, args: list) -> np.ndarray:
@@ -106,7 +113,7 @@ def check(name: str, got: np.ndarray, want: np.ndarray) -> None:
         if not err <= 1e-4 * abs(float(want[0])):
             raise AssertionError(f"{name}: got {got[0]}, want {want[0]} (error {err:.3g})")
         return
-    if name in ("cmul", "rgb_gray_f32"):  # FMA contraction and order change the rounding
+    if name in ("cmul", "rgb_gray_f32", "group5"):  # FMA, order: the rounding differs
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
         return
     if got.shape != want.shape or not np.array_equal(got, want):

@@ -83,6 +83,9 @@ def default_pipeline() -> list:
         transform.LowerVectorMath(),
         # Fold what vectorizing and unrolling exposed (constant ramp bases, x * 1, ...).
         transform.Simplify(),
+        # Strided loads summed into an accumulator only read summed over its lanes (a
+        # vectorized reduction's) -> contiguous loads, the terms in another lane order.
+        transform.ContiguousAccumulation(),
         # Strided accesses that interleave (re/im, RGB) -> one contiguous access + Shuffles.
         transform.MergeInterleavedAccesses(),
         # Drop the empty loops, Evaluate(0)s and no-op branches left behind.

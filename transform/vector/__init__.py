@@ -17,7 +17,11 @@ The passes, in the order ``codegen.build``'s pipeline runs them, and why that or
    ``VectorizeLoop``, which would scalarize the ``if``.
 6. ``VectorizeLoop`` (vectorize_loop.py; ``VectorizeSkipper`` when vectorization is off):
    the loop var becomes ``Ramp(min, 1, lanes)``, loads and stores become vector accesses.
-7. ``MergeInterleavedAccesses`` (merge_interleaved_accesses.py): strided vector accesses
+7. ``ContiguousAccumulation`` (contiguous_accumulation.py): strided loads summed into a
+   reduction's accumulator, which only its final horizontal sum reads, become
+   contiguous loads (lane order does not matter there); before the next pass, which
+   would shuffle them into row order.
+8. ``MergeInterleavedAccesses`` (merge_interleaved_accesses.py): strided vector accesses
    that together cover memory become one wide access plus shuffles; after ``Simplify``
    has folded the ramps ``VectorizeLoop`` left.
 
@@ -26,7 +30,8 @@ Beside the passes:
 - ``analysis/``: the questions the passes ask before they rewrite, each in a module named
   after it: ``legality`` (may the iterations run as lanes? with ``accesses``,
   ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
-  become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``;
+  become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``,
+  ``lane_free`` (is an accumulator read only summed over its lanes?);
 - ``vectorizer/``: ``VectorizeLoop``'s rewrite: ``expr_rules`` (one ``visit_<node>`` per
   expression kind), ``stmt_rules`` (statements, scalarization), ``loops`` (finding the
   loops, extents, remarks), ``lanes`` (replicate, repeat, concatenate);
@@ -38,6 +43,7 @@ Beside the passes:
 """
 
 from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from .contiguous_accumulation import ContiguousAccumulation
 from .if_convert_vector_loops import IfConvertVectorLoops
 from .merge_interleaved_accesses import MergeInterleavedAccesses
 from .remarks import (
@@ -70,6 +76,7 @@ __all__ = [
     "IfConvertVectorLoops",
     "Legality",
     "LoopVectorizer",
+    "ContiguousAccumulation",
     "MergeInterleavedAccesses",
     "NeedScalarize",
     "StripMineVectorLoops",

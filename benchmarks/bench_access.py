@@ -8,7 +8,8 @@ Run from the repository root::
         .venv/bin/python benchmarks/bench_access.py
 
 Kernels: stride-2 and stride-3 copies and sums, a stride-2 store, sums of
-groups of 5 consecutive elements, a reversed copy, a complex
+groups of 5 consecutive elements, a column-wise prefix sum written with the
+column loop outside (``colscan``), a reversed copy, a complex
 multiply on interleaved re/im, RGB to gray (float32 and uint8), a square
 float32 transpose (2048 x 2048) and a gather ``C[i] = A[idx[i]]``. Each
 tirlite kernel is written as a user would with ``tir.ir_builder``: one
@@ -172,6 +173,18 @@ def tir_transpose_flat(side: int, tile: int) -> tir.PrimFunc:
     return _func([(side * side,), (side * side,)], body)
 
 
+def tir_colscan(side: int) -> tir.PrimFunc:
+    """``B = cumsum(A, axis=0)`` written column by column: the column loop vectorized
+    outside, the row recurrence ``B[j, i] = B[j - 1, i] + A[j, i]`` inside."""
+    def body(ib, a, b):
+        with ib.for_range(0, side, name="i", kind="vectorize") as i:
+            b[0, i] = a[0, i]
+        with ib.for_range(0, side, name="i", kind="vectorize") as i:
+            with ib.for_range(1, side, name="j") as j:
+                b[j, i] = b[j - 1, i] + a[j, i]
+    return _func([(side, side), (side, side)], body)
+
+
 def tir_gather(n: int) -> tir.PrimFunc:
     """``c[i] = a[idx[i]]`` (idx int32, data-dependent: bounds-checked)."""
     def body(ib, a, idx, c):
@@ -193,6 +206,7 @@ def tirlite_variants(name: str, n: int, tile: int) -> list:
         "reverse": lambda: tir_reverse(n), "cmul": lambda: tir_cmul(n),
         "rgb_gray_f32": lambda: tir_rgb_gray_f32(n), "rgb_gray_u8": lambda: tir_rgb_gray_u8(n),
         "gather": lambda: tir_gather(n),
+        "colscan": lambda: tir_colscan(common.transpose_side(n)),
     }
     return [("", makers[name], False)]
 
@@ -241,6 +255,11 @@ def _np_transpose(name: str, args: list) -> Callable:
     return lambda: np.copyto(out, view)
 
 
+def _np_colscan(name: str, args: list) -> Callable:
+    a, out = args[0], args[-1]
+    return lambda: np.cumsum(a, axis=0, out=out)
+
+
 def _np_gather(name: str, args: list) -> Callable:
     a, idx, out = args[0], args[1], args[-1]
     return lambda: np.take(a, idx, out=out)
@@ -283,6 +302,7 @@ _NUMPY = {
     "rgb_gray_f32": _np_rgb_gray_f32,
     "rgb_gray_u8": _np_rgb_gray_u8,
     "transpose": _np_transpose,
+    "colscan": _np_colscan,
     "gather": _np_gather,
 }
 
@@ -353,6 +373,15 @@ def numba_fns() -> dict:
                         b[i, j] = a[j, i]
 
     @njit
+    def colscan(a, b):
+        side = a.shape[0]
+        for i in range(side):
+            b[0, i] = a[0, i]
+        for i in range(side):
+            for j in range(1, side):
+                b[j, i] = b[j - 1, i] + a[j, i]
+
+    @njit
     def gather(a, idx, c):
         for i in range(idx.size):
             c[i] = a[idx[i]]
@@ -363,7 +392,8 @@ def numba_fns() -> dict:
             "sum_s2": lambda a, s: sum_strided(a, s, 2),
             "sum_s3": lambda a, s: sum_strided(a, s, 3),
             "reverse": reverse, "cmul": cmul, "rgb_gray_f32": gray_f32, "rgb_gray_u8": gray_u8,
-            "transpose": lambda a, b: transpose(a, b, common.TRANSPOSE_TILE), "gather": gather}
+            "transpose": lambda a, b: transpose(a, b, common.TRANSPOSE_TILE), "gather": gather,
+            "colscan": colscan}
 
 
 # ---------------------------------------------------------------- TVM and Halide workers

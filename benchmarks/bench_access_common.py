@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 KERNELS = ("copy_s2", "copy_s3", "store_s2", "group5", "sum_s2", "sum_s3", "reverse", "cmul",
-           "rgb_gray_f32", "rgb_gray_u8", "transpose", "gather")
+           "rgb_gray_f32", "rgb_gray_u8", "transpose", "colscan", "gather")
 
 # RGB -> gray: ITU-R BT.601 luma weights; the uint8 version in 8-bit fixed point
 # (77 + 150 + 29 = 256, so (w . rgb + 128) >> 8 stays within 0..255).
@@ -54,7 +54,7 @@ def arrays(name: str, n: int) -> list:
         return [vec(2 * n) - np.float32(0.5), vec(2 * n) - np.float32(0.5), zeros(2 * n)]
     if name == "rgb_gray_u8":
         return [rng.integers(0, 256, 3 * n, dtype=np.uint8), zeros(n, np.uint8)]
-    if name == "transpose":
+    if name in ("transpose", "colscan"):
         side = transpose_side(n)
         return [vec(n).reshape(side, side), zeros((side, side))]
     if name == "gather":
@@ -91,6 +91,7 @@ _EXPECTED = {
     "rgb_gray_f32": lambda args: args[0].reshape(-1, 3) @ np.array(GRAY_F32, np.float32),
     "rgb_gray_u8": lambda args: _gray_u8(args[0]),
     "transpose": lambda args: args[0].T.copy(),
+    "colscan": lambda args: np.cumsum(args[0], axis=0, dtype=np.float32),
     "gather": lambda args: args[0][args[1]],
 }
 
@@ -113,7 +114,7 @@ def check(name: str, got: np.ndarray, want: np.ndarray) -> None:
         if not err <= 1e-4 * abs(float(want[0])):
             raise AssertionError(f"{name}: got {got[0]}, want {want[0]} (error {err:.3g})")
         return
-    if name in ("cmul", "rgb_gray_f32", "group5"):  # FMA, order: the rounding differs
+    if name in ("cmul", "rgb_gray_f32", "group5", "colscan"):  # FMA, order: the rounding differs
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
         return
     if got.shape != want.shape or not np.array_equal(got, want):

@@ -74,6 +74,12 @@ void transpose(const float *restrict a, float *restrict b, long side, long tile)
                 for (long j = jo; j < jo + tile; j++)
                     b[i * side + j] = a[j * side + i];
 }
+void colscan(const float *restrict a, float *restrict b, long side) {
+    for (long i = 0; i < side; i++) b[i] = a[i];
+    for (long i = 0; i < side; i++)
+        for (long j = 1; j < side; j++)
+            b[j * side + i] = b[(j - 1) * side + i] + a[j * side + i];
+}
 void gather(const float *restrict a, const int32_t *restrict idx, float *restrict c, long n) {
     for (long i = 0; i < n; i++) c[i] = a[idx[i]];
 }
@@ -129,6 +135,8 @@ def kernel(plain: ctypes.CDLL, assoc: ctypes.CDLL, name: str, args: list,
     if name == "transpose":
         side = out.shape[0]
         call = (_ptr(args[0]), _ptr(out), ctypes.c_long(side), ctypes.c_long(transpose_tile))
+    elif name == "colscan":
+        call = (_ptr(args[0]), _ptr(out), ctypes.c_long(out.shape[0]))
     else:
         n = args[0].size if name == "store_s2" else (
             args[0].size // int(name[-1]) if name in _SUMS else out.size)

@@ -62,6 +62,9 @@ def default_pipeline() -> list:
         # Parallel loops whose iterations share memory -> a parallel reduction (partial
         # results per chunk, folded in order), else a serial loop; a remark says which.
         transform.LegalizeParallelLoops(),
+        # A vectorized loop over columns holding a serial loop over rows -> the row loop
+        # outside (its vectors then read each row contiguously), when independent.
+        transform.InterchangeVectorLoops(),
         # B[i] = B[i - 1] OP f(i) in vectorized loops -> in-register scans, a carried total.
         transform.VectorizeScans(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.

@@ -4,6 +4,7 @@
 from .vector import (
     ContiguousAccumulation,
     IfConvertVectorLoops,
+    InterchangeVectorLoops,
     MergeInterleavedAccesses,
     StripMineVectorLoops,
     VectorizeError,

@@ -197,6 +197,12 @@ register_config(
     "path under s == 1 and the general path otherwise (VersionSymbolicStrides).",
 )
 register_config(
+    "tir.vectorize.interchange", bool, True,
+    "Move a vectorized loop inside the serial loop it holds when its vectors would stride "
+    "across rows at every inner step and its iterations are independent "
+    "(InterchangeVectorLoops).",
+)
+register_config(
     "tir.vectorize_remarks", bool, False,
     "Report, for every vectorized loop, what the vectorizer did and why.",
 )

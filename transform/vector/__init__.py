@@ -2,6 +2,9 @@
 
 The passes, in the order ``codegen.build``'s pipeline runs them, and why that order:
 
+0. ``InterchangeVectorLoops`` (interchange_vector_loops.py): a vectorized loop whose
+   inner serial loop strides across rows moves inside it; first, so the others see the
+   loop that will be vectorized.
 1. ``VectorizeScans`` (vectorize_scans.py): ``B[i] = B[i - 1] OP f(i)`` becomes an
    in-register scan. First, because the loop's own legality would keep it serial.
 2. ``VectorizeReductions`` (vectorize_reductions.py): ``acc[c] = acc[c] OP f(i)`` becomes
@@ -31,7 +34,8 @@ Beside the passes:
   after it: ``legality`` (may the iterations run as lanes? with ``accesses``,
   ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
   become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``,
-  ``lane_free`` (is an accumulator read only summed over its lanes?);
+  ``lane_free`` (is an accumulator read only summed over its lanes?), ``interchange``
+  (should a vectorized loop move inside its inner loop?);
 - ``vectorizer/``: ``VectorizeLoop``'s rewrite: ``expr_rules`` (one ``visit_<node>`` per
   expression kind), ``stmt_rules`` (statements, scalarization), ``loops`` (finding the
   loops, extents, remarks), ``lanes`` (replicate, repeat, concatenate);
@@ -45,6 +49,7 @@ Beside the passes:
 from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop
 from .contiguous_accumulation import ContiguousAccumulation
 from .if_convert_vector_loops import IfConvertVectorLoops
+from .interchange_vector_loops import InterchangeVectorLoops
 from .merge_interleaved_accesses import MergeInterleavedAccesses
 from .remarks import (
     NOT_VECTORIZED,
@@ -77,6 +82,7 @@ __all__ = [
     "Legality",
     "LoopVectorizer",
     "ContiguousAccumulation",
+    "InterchangeVectorLoops",
     "MergeInterleavedAccesses",
     "NeedScalarize",
     "StripMineVectorLoops",

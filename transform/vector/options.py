@@ -22,6 +22,7 @@ from ..pass_context import PassContext
 DISABLE_VECTORIZE = "tir.disable_vectorize"
 IF_CONVERSION = "tir.vectorize.if_conversion"
 VERSION_STRIDES = "tir.vectorize.version_strides"
+INTERCHANGE = "tir.vectorize.interchange"
 ORDERED = "tir.vectorize.ordered_reductions"
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
 BUFFER_PREDICATION = "tir.enable_buffer_level_predication"
@@ -38,6 +39,8 @@ class VectorOptions:
     if_conversion: bool = True
     #: Loops with runtime strides get a contiguous fast path (VersionSymbolicStrides).
     version_strides: bool = True
+    #: A vectorized loop striding across rows moves inside its inner loop (InterchangeVectorLoops).
+    interchange: bool = True
     #: Float sums and products of reductions and scans keep the serial order.
     ordered_reductions: bool = False
     #: Tail guards become lane masks; None: unset, on for SVE targets (TVM's rule).
@@ -55,6 +58,7 @@ class VectorOptions:
             disable_vectorize=bool(config.get(DISABLE_VECTORIZE)),
             if_conversion=bool(config.get(IF_CONVERSION)),
             version_strides=bool(config.get(VERSION_STRIDES)),
+            interchange=bool(config.get(INTERCHANGE)),
             ordered_reductions=bool(config.get(ORDERED)),
             # These two mean something else when unset than when set to their default.
             buffer_predication=_explicit(config, BUFFER_PREDICATION),

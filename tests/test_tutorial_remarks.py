@@ -6,7 +6,9 @@ import runpy
 import pytest
 
 import codegen
+import tir
 import transform
+from tir import ir_builder
 from tir.functor import post_order_visit
 from tir.stmt import For, ForKind
 
@@ -43,13 +45,26 @@ def test_one_remark_per_vectorized_loop_in_the_users_names(lesson, name):
         assert text.replace("\n    ", " ") == remark.line
 
 
-def test_int8_loads_computing_in_int32_get_the_vector_length_hint(lesson):
+def test_int8_loads_computing_in_int32_fill_a_register(lesson):
     lib = codegen.build(lesson["build_depthwise"]())
     [remark] = lib.remarks
-    lanes = remark.lanes
-    assert remark.hint == ("int8 loads fill a quarter of a register: "
-                           f'annotations={{"tir.vector_length": {4 * lanes}}}')
-    code = f'annotations={{"tir.vector_length": {4 * lanes}}}'
+    bits = codegen.Target("llvm").vector_width_bits
+    assert remark.lanes == bits // 8  # a register of int8 per load, the sums in 4 of int32
+    assert f"{bits}-bit registers / int8 loads, 4 registers of int32" in remark.reason
+    assert remark.hint == ""  # nothing left for an annotation to gain
+
+
+def test_float16_loads_computing_in_float32_get_the_vector_length_hint():
+    n = tir.size_var("n")
+    a = tir.decl_buffer((n,), "float16", "A")
+    b = tir.decl_buffer((n,), "float32", "B")
+    ib = ir_builder.create()
+    pa, pb = ib.buffer_ptr(a), ib.buffer_ptr(b)
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        pb[i] = tir.Cast("float32", pa[i]) * tir.const(2.0, "float32")
+    [remark] = codegen.build(tir.PrimFunc([a, b], ib.get())).remarks
+    code = f'annotations={{"tir.vector_length": {2 * remark.lanes}}}'
+    assert remark.hint == f"float16 loads fill half of a register: {code}"
     assert any(code in line for line in str(remark).splitlines())  # never split by wrapping
 
 

@@ -370,14 +370,14 @@ def whole_kernels() -> None:
     want = (x - x.mean()) / np.sqrt(x.var() + 1e-5) * g + b
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
-    # int8 pixels, int32 sums: the vector length follows the widest type (int32),
-    # so each int8 load fills a fraction of a register. The remark says which
-    # annotation would fill it; with it, the loop runs that many lanes.
+    # int8 pixels, int32 sums: the vector length follows the int8 loads, so each
+    # load fills a register, and the int32 sums span four registers (the remark
+    # says so). Sized by int32 instead, each load would fill a quarter of one.
     func = build_depthwise()
     lib = build(func)
     show(lib)
     [remark] = loop_remarks(lib)
-    assert "tir.vector_length" in remark.hint, remark
+    assert "int8 loads, 4 registers of int32" in remark.reason, remark
     img = RNG.integers(-128, 128, (4, 8, 37 + 2), dtype=np.int8)
     wgt = RNG.integers(-128, 128, (4, 3, 3), dtype=np.int8)
     out = np.empty((4, 6, 37), np.int32)

@@ -144,17 +144,30 @@ def test_vector_length_is_register_over_widest_element(dtype, bits):
     assert_structural_equal(run(func).body, strip_mined(bufs, n, BITS // bits, note=note))
 
 
-def test_widest_of_mixed_element_types_decides():
+def _widening(load: str, store: str):
     n = tir.size_var("n")
-    A = tir.decl_buffer((n,), "int8", name="A")
-    B = tir.decl_buffer((n,), "float64", name="B")
+    A = tir.decl_buffer((n,), load, name="A")
+    B = tir.decl_buffer((n,), store, name="B")
     ib = ir_builder.create()
     a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
     with ib.for_range(0, n, kind="vectorize", name="i") as i:
-        b[i] = tir.Cast("float64", a[i])
-    after = run(tir.PrimFunc([A, B], ib.get()))
-    assert f"strip-mined by {BITS // 64} (the target's {BITS}-bit registers / float64)" in str(
-        after)
+        b[i] = tir.Cast(store, a[i])
+    return str(run(tir.PrimFunc([A, B], ib.get())))
+
+
+def test_widest_of_mixed_float_element_types_decides():
+    after = _widening("float16", "float64")
+    assert f"strip-mined by {BITS // 64} (the target's {BITS}-bit registers / float64)" in after
+
+
+@pytest.mark.parametrize("load, store, ratio", [("int8", "int32", 4), ("uint8", "int16", 2),
+                                                ("int8", "float64", 4), ("int16", "int64", 4),
+                                                ("int32", "int64", 2)])
+def test_narrow_integer_loads_widen_into_up_to_four_registers(load, store, ratio):
+    bits = int(store[-2:]) if store[-2:].isdigit() else int(store[-1])
+    lanes = BITS // bits * ratio
+    assert (f"strip-mined by {lanes} (the target's {BITS}-bit registers / {load} loads, "
+            f"{ratio} registers of {store})") in _widening(load, store)
 
 
 def test_vector_length_follows_the_function_target():

@@ -2,7 +2,11 @@
 
 ``VL`` is the target's widest vector register (function attr ``"target"``, else
 the entered ``Target``, else the host) over the widest element the loop body
-loads or stores (float32 with AVX-512: 16; with AVX2: 8). The loop annotation
+loads or stores (float32 with AVX-512: 16; with AVX2: 8). A loop that loads
+integers narrower than that element gets the lanes of the narrowest one, up
+to ``MAX_WIDENING`` registers of the widest: an int8 dot product accumulating
+in int32 loads a whole register of bytes per step and keeps its sums in four
+int32 registers, instead of loading a quarter register. The loop annotation
 ``"tir.vector_length": VL`` (a positive power of two) chooses it instead. On
 SVE, ``VL = vscale() * (128 // bits)``. Strip-mining, the reduction and the
 scan rewrites all size their vectors by these rules.
@@ -24,6 +28,10 @@ from .options import function_target
 
 #: The loop annotation that sets the vector length (a positive power of two).
 VECTOR_LENGTH = "tir.vector_length"
+
+#: How many registers of its widest element a loop widening narrow integer loads may
+#: span (int8 -> int32: 4).
+MAX_WIDENING = 4
 
 #: SVE vector registers are ``vscale`` times this many bits.
 SVE_GRANULE_BITS = 128
@@ -49,7 +57,22 @@ def vector_length(loop: For, register_bits: int, func_name: str = "main") -> tup
     if given is not None:
         return _checked_vector_length(given, loop, func_name), VECTOR_LENGTH
     bits, name = _widest_element(loop.body)
-    return max(1, register_bits // bits), f"{register_bits}-bit registers / {name}"
+    lanes = max(1, register_bits // bits)
+    narrow = _narrowest_int_load(loop.body)
+    if narrow is not None and narrow.bits * 2 <= bits:
+        ratio = min(bits // narrow.bits, MAX_WIDENING)
+        return lanes * ratio, (f"{register_bits}-bit registers / {narrow} loads, "
+                               f"{ratio} registers of {name}")
+    return lanes, f"{register_bits}-bit registers / {name}"
+
+
+def _narrowest_int_load(body: Stmt) -> dt.DataType | None:
+    """The narrowest scalar integer element ``body`` loads (not bool), or None."""
+    loads: list[dt.DataType] = []
+    post_order_visit(body, lambda n: loads.append(dt.DataType(n.dtype))
+                     if isinstance(n, BufferLoad) else None)
+    ints = [t for t in loads if t.lanes == 1 and t.type_code in (dt.INT, dt.UINT)]
+    return min(ints, key=lambda t: t.bits) if ints else None
 
 
 def _checked_vector_length(value: Any, loop: For, func_name: str) -> int:
@@ -79,10 +102,15 @@ def _widest_element(body: Stmt) -> tuple[int, str]:
 
 
 def narrow_load_hint(body: Stmt, lanes: int) -> str:
-    """For a loop of ``lanes`` sized by the widest element of ``body``: if it loads an
-    element of half that width or less, how much of a register those loads fill and the
+    """For a loop of ``lanes`` sized by ``vector_length``'s rule: if it loads an element
+    that still fills half a register or less (a float16 beside float32; int8 beside
+    int64, past ``MAX_WIDENING``), how much those loads fill and the
     ``tir.vector_length`` that fills it (``""``: nothing to gain)."""
     bits, _ = _widest_element(body)
+    narrow_int = _narrowest_int_load(body)
+    widened = 1
+    if narrow_int is not None and narrow_int.bits * 2 <= bits:
+        widened = min(bits // narrow_int.bits, MAX_WIDENING)
     loads: list[dt.DataType] = []
     post_order_visit(body, lambda n: loads.append(dt.DataType(n.dtype))
                      if isinstance(n, BufferLoad) else None)
@@ -90,7 +118,7 @@ def narrow_load_hint(body: Stmt, lanes: int) -> str:
     if not scalars:
         return ""
     narrow = min(scalars, key=lambda t: t.bits)
-    ratio = bits // narrow.bits
+    ratio = bits // narrow.bits // widened
     if ratio < 2:
         return ""
     share = {2: "half", 4: "a quarter", 8: "an eighth"}.get(ratio, f"1/{ratio}")

@@ -6,6 +6,7 @@ from .vector import (
     IfConvertVectorLoops,
     InterchangeVectorLoops,
     MergeInterleavedAccesses,
+    NarrowIntegerArithmetic,
     StripMineVectorLoops,
     VectorizeError,
     VectorizeLoop,

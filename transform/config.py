@@ -197,6 +197,12 @@ register_config(
     "path under s == 1 and the general path otherwise (VersionSymbolicStrides).",
 )
 register_config(
+    "tir.vectorize.narrow_integers", bool, True,
+    "Compute integer arithmetic of vectorized loops in the narrowest integer type the "
+    "analyzer proves exact, e.g. uint8 pixels in uint16 instead of int32 "
+    "(NarrowIntegerArithmetic).",
+)
+register_config(
     "tir.vectorize.interchange", bool, True,
     "Move a vectorized loop inside the serial loop it holds when its vectors would stride "
     "across rows at every inner step and its iterations are independent "

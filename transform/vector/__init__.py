@@ -5,6 +5,8 @@ The passes, in the order ``codegen.build``'s pipeline runs them, and why that or
 0. ``InterchangeVectorLoops`` (interchange_vector_loops.py): a vectorized loop whose
    inner serial loop strides across rows moves inside it; first, so the others see the
    loop that will be vectorized.
+   ``NarrowIntegerArithmetic`` (narrow_integer_arithmetic.py): integer arithmetic under
+   a narrowing cast computed in the narrowest exact type (uint8 pixels in uint16).
 1. ``VectorizeScans`` (vectorize_scans.py): ``B[i] = B[i - 1] OP f(i)`` becomes an
    in-register scan. First, because the loop's own legality would keep it serial.
 2. ``VectorizeReductions`` (vectorize_reductions.py): ``acc[c] = acc[c] OP f(i)`` becomes
@@ -35,7 +37,8 @@ Beside the passes:
   ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
   become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``,
   ``lane_free`` (is an accumulator read only summed over its lanes?), ``interchange``
-  (should a vectorized loop move inside its inner loop?);
+  (should a vectorized loop move inside its inner loop?), ``narrowing`` (which narrow
+  type computes an integer expression exactly?);
 - ``vectorizer/``: ``VectorizeLoop``'s rewrite: ``expr_rules`` (one ``visit_<node>`` per
   expression kind), ``stmt_rules`` (statements, scalarization), ``loops`` (finding the
   loops, extents, remarks), ``lanes`` (replicate, repeat, concatenate);
@@ -51,6 +54,7 @@ from .contiguous_accumulation import ContiguousAccumulation
 from .if_convert_vector_loops import IfConvertVectorLoops
 from .interchange_vector_loops import InterchangeVectorLoops
 from .merge_interleaved_accesses import MergeInterleavedAccesses
+from .narrow_integer_arithmetic import NarrowIntegerArithmetic
 from .remarks import (
     NOT_VECTORIZED,
     PARTIAL,
@@ -84,6 +88,7 @@ __all__ = [
     "ContiguousAccumulation",
     "InterchangeVectorLoops",
     "MergeInterleavedAccesses",
+    "NarrowIntegerArithmetic",
     "NeedScalarize",
     "StripMineVectorLoops",
     "VectorizeError",

@@ -23,6 +23,7 @@ DISABLE_VECTORIZE = "tir.disable_vectorize"
 IF_CONVERSION = "tir.vectorize.if_conversion"
 VERSION_STRIDES = "tir.vectorize.version_strides"
 INTERCHANGE = "tir.vectorize.interchange"
+NARROW_INTEGERS = "tir.vectorize.narrow_integers"
 ORDERED = "tir.vectorize.ordered_reductions"
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
 BUFFER_PREDICATION = "tir.enable_buffer_level_predication"
@@ -41,6 +42,8 @@ class VectorOptions:
     version_strides: bool = True
     #: A vectorized loop striding across rows moves inside its inner loop (InterchangeVectorLoops).
     interchange: bool = True
+    #: Vectorized integer arithmetic in the narrowest exact type (NarrowIntegerArithmetic).
+    narrow_integers: bool = True
     #: Float sums and products of reductions and scans keep the serial order.
     ordered_reductions: bool = False
     #: Tail guards become lane masks; None: unset, on for SVE targets (TVM's rule).
@@ -59,6 +62,7 @@ class VectorOptions:
             if_conversion=bool(config.get(IF_CONVERSION)),
             version_strides=bool(config.get(VERSION_STRIDES)),
             interchange=bool(config.get(INTERCHANGE)),
+            narrow_integers=bool(config.get(NARROW_INTEGERS)),
             ordered_reductions=bool(config.get(ORDERED)),
             # These two mean something else when unset than when set to their default.
             buffer_predication=_explicit(config, BUFFER_PREDICATION),

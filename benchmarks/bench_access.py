@@ -9,7 +9,8 @@ Run from the repository root::
 
 Kernels: stride-2 and stride-3 copies and sums, a stride-2 store, sums of
 groups of 5 consecutive elements, a column-wise prefix sum written with the
-column loop outside (``colscan``), a reversed copy, a complex
+column loop outside (``colscan``), an int8 dot product summing in int32
+(``dot_i8``), a reversed copy, a complex
 multiply on interleaved re/im, RGB to gray (float32 and uint8), a square
 float32 transpose (2048 x 2048) and a gather ``C[i] = A[idx[i]]``. Each
 tirlite kernel is written as a user would with ``tir.ir_builder``: one
@@ -185,6 +186,15 @@ def tir_colscan(side: int) -> tir.PrimFunc:
     return _func([(side, side), (side, side)], body)
 
 
+def tir_dot_i8(n: int) -> tir.PrimFunc:
+    """``s += int32(a[i]) * int32(b[i])`` over int8 vectors (a reduction)."""
+    def body(ib, a, b, s):
+        s[0] = tir.const(0, "int32")
+        with _loop(ib, n) as i:
+            s[0] = s[0] + tir.Cast("int32", a[i]) * tir.Cast("int32", b[i])
+    return _func([(n,), (n,), (1,)], body, ["int8", "int8", "int32"])
+
+
 def tir_gather(n: int) -> tir.PrimFunc:
     """``c[i] = a[idx[i]]`` (idx int32, data-dependent: bounds-checked)."""
     def body(ib, a, idx, c):
@@ -207,6 +217,7 @@ def tirlite_variants(name: str, n: int, tile: int) -> list:
         "rgb_gray_f32": lambda: tir_rgb_gray_f32(n), "rgb_gray_u8": lambda: tir_rgb_gray_u8(n),
         "gather": lambda: tir_gather(n),
         "colscan": lambda: tir_colscan(common.transpose_side(n)),
+        "dot_i8": lambda: tir_dot_i8(n),
     }
     return [("", makers[name], False)]
 
@@ -260,6 +271,14 @@ def _np_colscan(name: str, args: list) -> Callable:
     return lambda: np.cumsum(a, axis=0, out=out)
 
 
+def _np_dot_i8(name: str, args: list) -> Callable:
+    a, b, out = args
+
+    def dot():  # int8 x int8 would wrap in int8: widen one side, as a NumPy user does
+        out[0] = np.dot(a.astype(np.int32), b)
+    return dot
+
+
 def _np_gather(name: str, args: list) -> Callable:
     a, idx, out = args[0], args[1], args[-1]
     return lambda: np.take(a, idx, out=out)
@@ -303,6 +322,7 @@ _NUMPY = {
     "rgb_gray_u8": _np_rgb_gray_u8,
     "transpose": _np_transpose,
     "colscan": _np_colscan,
+    "dot_i8": _np_dot_i8,
     "gather": _np_gather,
 }
 
@@ -382,6 +402,13 @@ def numba_fns() -> dict:
                 b[j, i] = b[j - 1, i] + a[j, i]
 
     @njit
+    def dot_i8(a, b, out):
+        acc = np.int32(0)
+        for i in range(a.size):
+            acc += np.int32(a[i]) * np.int32(b[i])
+        out[0] = acc
+
+    @njit
     def gather(a, idx, c):
         for i in range(idx.size):
             c[i] = a[idx[i]]
@@ -393,7 +420,7 @@ def numba_fns() -> dict:
             "sum_s3": lambda a, s: sum_strided(a, s, 3),
             "reverse": reverse, "cmul": cmul, "rgb_gray_f32": gray_f32, "rgb_gray_u8": gray_u8,
             "transpose": lambda a, b: transpose(a, b, common.TRANSPOSE_TILE), "gather": gather,
-            "colscan": colscan}
+            "colscan": colscan, "dot_i8": dot_i8}
 
 
 # ---------------------------------------------------------------- TVM and Halide workers

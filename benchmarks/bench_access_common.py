@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 KERNELS = ("copy_s2", "copy_s3", "store_s2", "group5", "sum_s2", "sum_s3", "reverse", "cmul",
-           "rgb_gray_f32", "rgb_gray_u8", "transpose", "colscan", "gather")
+           "rgb_gray_f32", "rgb_gray_u8", "transpose", "colscan", "dot_i8", "gather")
 
 # RGB -> gray: ITU-R BT.601 luma weights; the uint8 version in 8-bit fixed point
 # (77 + 150 + 29 = 256, so (w . rgb + 128) >> 8 stays within 0..255).
@@ -59,6 +59,9 @@ def arrays(name: str, n: int) -> list:
         return [vec(n).reshape(side, side), zeros((side, side))]
     if name == "gather":
         return [vec(n), rng.integers(0, n, n, dtype=np.int32), zeros(n)]
+    if name == "dot_i8":  # sum of int8 products in int32
+        return [rng.integers(-128, 128, n, dtype=np.int8),
+                rng.integers(-128, 128, n, dtype=np.int8), zeros(1, np.int32)]
     # (input elements, output elements) per output element n of the one-input kernels
     sizes = {"copy_s2": (2, 1), "copy_s3": (3, 1), "sum_s2": (2, 0), "sum_s3": (3, 0),
              "store_s2": (1, 2), "group5": (5, 1), "reverse": (1, 1), "rgb_gray_f32": (3, 1)}
@@ -93,6 +96,7 @@ _EXPECTED = {
     "transpose": lambda args: args[0].T.copy(),
     "colscan": lambda args: np.cumsum(args[0], axis=0, dtype=np.float32),
     "gather": lambda args: args[0][args[1]],
+    "dot_i8": lambda args: np.array([np.dot(args[0].astype(np.int32), args[1])], np.int32),
 }
 
 

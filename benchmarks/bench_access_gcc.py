@@ -80,6 +80,11 @@ void colscan(const float *restrict a, float *restrict b, long side) {
         for (long j = 1; j < side; j++)
             b[j * side + i] = b[(j - 1) * side + i] + a[j * side + i];
 }
+void dot_i8(const int8_t *restrict a, const int8_t *restrict b, int32_t *restrict s, long n) {
+    int32_t acc = 0;
+    for (long i = 0; i < n; i++) acc += (int32_t)a[i] * (int32_t)b[i];
+    s[0] = acc;
+}
 void gather(const float *restrict a, const int32_t *restrict idx, float *restrict c, long n) {
     for (long i = 0; i < n; i++) c[i] = a[idx[i]];
 }
@@ -138,7 +143,7 @@ def kernel(plain: ctypes.CDLL, assoc: ctypes.CDLL, name: str, args: list,
     elif name == "colscan":
         call = (_ptr(args[0]), _ptr(out), ctypes.c_long(out.shape[0]))
     else:
-        n = args[0].size if name == "store_s2" else (
+        n = args[0].size if name in ("store_s2", "dot_i8") else (
             args[0].size // int(name[-1]) if name in _SUMS else out.size)
         if name in ("cmul",):
             n = out.size // 2

@@ -2,9 +2,11 @@
 
 A dtype is written as a string, as in TVM: ``"int32"``, ``"float32x4"`` (four
 lanes), ``"float32xvscalex4"`` (``4 * vscale`` lanes, for SVE-style scalable
-vectors). Expressions carry their dtype as such a string; ``DataType`` parses
-one into its parts. ``"uint1"`` is TVM's other name for ``"bool"`` (TVM's bool
-is a 1-bit unsigned integer), so ``"uint1x4"`` reads as ``"boolx4"``.
+vectors). ``"bfloat16"`` is the 16-bit float with float32's exponent; it
+counts as a float (``is_float``). Expressions carry their dtype as such a
+string; ``DataType`` parses one into its parts. ``"uint1"`` is TVM's other
+name for ``"bool"`` (TVM's bool is a 1-bit unsigned integer), so ``"uint1x4"``
+reads as ``"boolx4"``.
 
 >>> DataType("float32x4").lanes
 4
@@ -18,14 +20,15 @@ import functools
 import re
 from typing import Any
 
-#: Type codes, in the order TVM numbers them.
-INT, UINT, FLOAT, HANDLE, BOOL = "int", "uint", "float", "handle", "bool"
+#: Type codes, in the order TVM numbers them (``bfloat`` is TVM's kBFloat).
+INT, UINT, FLOAT, HANDLE, BOOL, BFLOAT = "int", "uint", "float", "handle", "bool", "bfloat"
 
 _SCALAR_RE = re.compile(r"^(int|uint|float|bfloat|bool|handle)(\d*)$")
 _VALID_BITS = {
     INT: (8, 16, 32, 64),
     UINT: (8, 16, 32, 64),
     FLOAT: (16, 32, 64),
+    BFLOAT: (16,),
     BOOL: (1,),
     HANDLE: (64,),
 }
@@ -111,7 +114,12 @@ class DataType:
 
     @property
     def is_float(self) -> bool:
-        return self.type_code == FLOAT
+        """True for every float type, bfloat16 included (it computes as a float)."""
+        return self.type_code in (FLOAT, BFLOAT)
+
+    @property
+    def is_bfloat16(self) -> bool:
+        return self.type_code == BFLOAT
 
     @property
     def is_bool(self) -> bool:
@@ -159,12 +167,10 @@ def _parse(text: str) -> DataType:
     match = _SCALAR_RE.match(head)
     if not match:
         raise ValueError(
-            f"invalid dtype {text!r}: unknown type; expected int, uint, float, bool or handle "
-            "with optional lanes such as 'float32x4'"
+            f"invalid dtype {text!r}: unknown type; expected int, uint, float, bfloat, bool or "
+            "handle with optional lanes such as 'float32x4'"
         )
     code, bits_text = match.groups()
-    if code == "bfloat":
-        raise ValueError(f"invalid dtype {text!r}: bfloat is not supported")
     default_bits = {BOOL: 1, HANDLE: 64}.get(code)
     bits = int(bits_text) if bits_text else default_bits
     if code == UINT and bits == 1:  # TVM spells bool masks "uint1xN"

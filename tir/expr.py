@@ -282,7 +282,7 @@ class FloatImm(PrimExpr):
         if not isinstance(self.value, (int, float)):
             raise TypeError(f"FloatImm: value must be a number, got {self.value!r}")
         object.__setattr__(self, "dtype", dtype)
-        object.__setattr__(self, "value", _round_float(float(self.value), t.bits))
+        object.__setattr__(self, "value", _round_float(float(self.value), dtype))
 
     def __float__(self) -> float:
         return self.value
@@ -298,13 +298,12 @@ def _int_imm_range(dtype: typing.Any) -> tuple[str, int, int]:
     return dtype, t.min_value(), t.max_value()
 
 
-def _round_float(value: float, bits: int) -> float:
-    if bits == 64 or math.isnan(value) or math.isinf(value):
+def _round_float(value: float, dtype: str) -> float:
+    if dtype == "float64" or math.isnan(value) or math.isinf(value):
         return value
-    import numpy as np
+    from .low_precision import round_float  # NumPy, loaded on first use
 
-    with np.errstate(over="ignore"):
-        return float(np.float32(value) if bits == 32 else np.float16(value))
+    return round_float(value, dtype)
 
 
 @node
@@ -356,7 +355,7 @@ def _expr_of(
 def _number_dtype(value: typing.Any, hint: str | None) -> str | None:
     if hint is None or hint == "handle":
         return None
-    if isinstance(value, float) and not isinstance(value, bool) and not hint.startswith("float"):
+    if isinstance(value, float) and not isinstance(value, bool) and not dt.DataType(hint).is_float:
         return None  # a float does not become an integer silently
     return hint
 

@@ -243,6 +243,9 @@ def _common_element(ea, eb, a_dtype: str, b_dtype: str, owner: str) -> dt.DataTy
         return ea
     if ea.is_float or eb.is_float:
         if ea.is_float and eb.is_float:
+            if ea.bits == eb.bits:  # float16 and bfloat16: neither holds the other
+                raise TypeError(f"{owner}: cannot combine {a_dtype} and {b_dtype}: cast one "
+                                "of them (or both, to float32) first")
             return ea if ea.bits >= eb.bits else eb
         return ea if ea.is_float else eb
     if ea.is_bool or eb.is_bool:

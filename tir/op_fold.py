@@ -13,8 +13,8 @@ import math
 
 from . import dtype as dt
 
-#: Significand bits (with the implicit one) of each float width.
-_SIGNIFICAND_BITS = {16: 11, 32: 24, 64: 53}
+#: Significand bits (with the implicit one) of each float type.
+_SIGNIFICAND_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
 def wrap(v: int, t: dt.DataType) -> int:
@@ -41,7 +41,7 @@ def to_float(v: int | float, t: dt.DataType) -> float:
     """
     if isinstance(v, bool) or not isinstance(v, int):
         return float(v)
-    drop = abs(v).bit_length() - _SIGNIFICAND_BITS[t.bits]
+    drop = abs(v).bit_length() - _SIGNIFICAND_BITS[str(t.element_of)]
     if drop <= 0:
         return float(v)
     q, r = divmod(abs(v), 1 << drop)
@@ -59,6 +59,12 @@ def float_floordiv(dtype: str, x: float, y: float) -> float:
     """
     import numpy as np  # loaded on first use, as in tir.expr
 
-    ftype = getattr(np, dtype)
+    from .low_precision import numpy_dtype
+
+    if dt.element_of(dtype) in ("float16", "bfloat16"):  # in float32, rounded once
+        with np.errstate(all="ignore"):
+            quotient = np.float32(x) / np.float32(y)
+            return float(np.floor(quotient.astype(numpy_dtype(dtype))))
+    ftype = numpy_dtype(dtype).type
     with np.errstate(all="ignore"):
         return float(np.floor(ftype(x) / ftype(y)))

@@ -115,7 +115,7 @@ def _prec(e: PrimExpr) -> int:
     if cls is IntImm:
         return UNARY if e.value < 0 and e.dtype == "int32" else ATOM
     if cls is Div:
-        return MUL if e.dtype.startswith("float") else ATOM
+        return MUL if DataType(e.dtype).is_float else ATOM
     return _PREC.get(cls, ATOM)
 
 
@@ -433,7 +433,7 @@ class _Printer(StmtExprVisitor):
         self.operand(e.b, prec + 1)
 
     def visit_div(self, e: Div) -> None:
-        if e.dtype.startswith("float"):
+        if DataType(e.dtype).is_float:
             self.infix(e, " / ", MUL)
         else:
             self.call("T.truncdiv", e.a, e.b)

@@ -31,25 +31,33 @@ def sanitize(name: str) -> str:
     return "v" + name if name[0].isdigit() else name
 
 
-def float_text(value: float, bits: int) -> str:
-    """The shortest decimal that reads back as the same ``bits``-bit float."""
+def float_text(value: float, dtype: str) -> str:
+    """The shortest decimal that reads back as the same float of ``dtype``."""
     # -0.0 == 0.0 with one hash: the sign must be part of the cache key.
-    return _float_text(value, bits, math.copysign(1.0, value) < 0)
+    return _float_text(value, dtype, math.copysign(1.0, value) < 0)
 
 
 @functools.lru_cache(maxsize=4096)
-def _float_text(value: float, bits: int, negative: bool) -> str:
+def _float_text(value: float, dtype: str, negative: bool) -> str:
     if math.isnan(value) or math.isinf(value):
         return quote(str(value))
-    if bits == 64:
+    if dtype == "float64":
         text = repr(value)
     else:
-        fmt = "<f" if bits == 32 else "<e"
-        want = struct.pack(fmt, value)
-        text = next(
-            t for t in (f"{value:.{p}g}" for p in range(1, 18)) if _packs_to(fmt, t, want)
-        )
+        reads_back = _reads_back_as(dtype, value)
+        text = next(t for t in (f"{value:.{p}g}" for p in range(1, 18)) if reads_back(t))
     return text.removesuffix(".0")
+
+
+def _reads_back_as(dtype: str, value: float):
+    """A test of whether a decimal text is ``value`` once rounded to ``dtype``."""
+    if dtype == "bfloat16":  # struct has no bfloat16: round as FloatImm does
+        from .low_precision import round_float
+
+        return lambda text: round_float(float(text), dtype) == value
+    fmt = "<f" if dtype == "float32" else "<e"
+    want = struct.pack(fmt, value)
+    return lambda text: _packs_to(fmt, text, want)
 
 
 def _packs_to(fmt: str, text: str, want: bytes) -> bool:
@@ -71,7 +79,7 @@ def type_text(dtype: str, annotation: str | None = None) -> str:
 def const_text(e: PrimExpr) -> str:
     """The text of an ``IntImm`` or ``FloatImm``: ``4``, ``T.int64(4)``, ``T.float32(0.5)``."""
     if type(e) is FloatImm:
-        return f"T.{e.dtype}({float_text(e.value, int(e.dtype[5:]))})"
+        return f"T.{e.dtype}({float_text(e.value, e.dtype)})"
     if e.dtype == "int32":
         return str(e.value)
     if e.dtype == "bool":

@@ -8,6 +8,12 @@ Undefined behaviour is TIR's, as in C and TVM, and is not checked on the hot
 path: integer division or modulo by zero (the process gets SIGFPE), signed
 overflow of 32/64-bit integers (``nsw``), shifts by the bit width or more,
 float-to-int casts out of range. Narrow integers (8/16 bits) wrap around.
+
+float16 and bfloat16 operations compute in float32 and round once to their type:
+``half`` arithmetic as LLVM promotes it, ``bfloat`` explicitly (``fpext`` to float,
+the operation, ``fptrunc``), so the code never depends on how a target legalizes
+``bfloat``. Neither fuses a multiply and an add (``contract``): that would round once
+where the TIR rounds twice.
 """
 
 from __future__ import annotations
@@ -34,6 +40,14 @@ _CMP = {EQ: "==", NE: "!=", LT: "<", LE: "<=", GT: ">", GE: ">="}
 _NSW = ("add", "sub", "mul")
 #: Float operations that may fuse into an FMA under ``codegen.llvm.fp_contract``.
 _CONTRACTIBLE = ("fadd", "fsub", "fmul")
+#: Float types computed in float32 and rounded back after every operation.
+NARROW_FLOATS = ("float16", "bfloat16")
+
+
+def float32_like(dtype: str) -> str:
+    """float32 with the lanes of ``dtype`` (fixed or scalable)."""
+    t = dt.DataType(dtype)
+    return str(dt.DataType(dt.FLOAT, 32, t.lanes, t.is_scalable))
 
 
 def zero(ty: ir.Type) -> ir.Constant:
@@ -86,6 +100,23 @@ class ExprCodegen:
     def visit_var(self, op):
         return self.lookup(op)
 
+    # ------------------------------------------------------------ float16/bfloat16
+
+    def in_float32(self, dtype: str, args: list, emit, narrow: bool = True):
+        """``emit(args)`` on float16/bfloat16 ``args`` widened to float32 (exactly), its
+        result rounded once back to ``dtype`` (kept in float32 if not ``narrow``)."""
+        if dt.element_of(dtype) not in NARROW_FLOATS:
+            return emit(args)
+        wide = float32_like(dtype)
+        out = emit([self.cast(dtype, wide, a) for a in args])
+        return self.cast(wide, dtype, out) if narrow else out
+
+    def in_bf16_float32(self, dtype: str, args: list, emit, narrow: bool = True):
+        """``in_float32`` for bfloat16 only: LLVM promotes ``half`` operations itself."""
+        if dt.element_of(dtype) != "bfloat16":
+            return emit(args)
+        return self.in_float32(dtype, args, emit, narrow)
+
     # ------------------------------------------------------------ arithmetic
 
     def _arith(self, op):
@@ -93,8 +124,10 @@ class ExprCodegen:
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         t = dt.DataType(op.dtype)
         if t.is_float:
-            flags = self.arith_fmf if floating in _CONTRACTIBLE else self.fmf
-            return getattr(self.builder, floating)(a, b, flags=flags)
+            contractible = floating in _CONTRACTIBLE and t.bits > 16
+            flags = self.arith_fmf if contractible else self.fmf
+            emit = getattr(self.builder, floating)
+            return self.in_bf16_float32(op.dtype, [a, b], lambda xs: emit(*xs, flags=flags))
         name = signed if t.is_int else unsigned
         flags = ("nsw",) if name in _NSW and t.is_int and t.bits >= 32 else ()
         return getattr(self.builder, name)(a, b, flags=flags)
@@ -109,8 +142,7 @@ class ExprCodegen:
         t = dt.DataType(op.dtype)
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         if t.is_float:
-            quotient = self.builder.fdiv(a, b, flags=self.fmf)
-            return self.call_float_intrinsic("llvm.floor", [quotient])
+            return self._float_floor_div(op.dtype, a, b)
         if not t.is_int:
             return self.builder.udiv(a, b)
         q = self.builder.sdiv(a, b)
@@ -121,14 +153,22 @@ class ExprCodegen:
     def visit_floor_mod(self, op):
         t = dt.DataType(op.dtype)
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
-        if t.is_float:
-            q = self.call_float_intrinsic("llvm.floor", [self.builder.fdiv(a, b, flags=self.fmf)])
-            return self.builder.fsub(a, self.builder.fmul(b, q, flags=self.fmf), flags=self.fmf)
+        if t.is_float:  # each step rounded to the type, as the interpreter computes it
+            q = self._float_floor_div(op.dtype, a, b)
+            f = self.in_bf16_float32
+            product = f(op.dtype, [b, q], lambda xs: self.builder.fmul(*xs, flags=self.fmf))
+            return f(op.dtype, [a, product], lambda xs: self.builder.fsub(*xs, flags=self.fmf))
         if not t.is_int:
             return self.builder.urem(a, b)
         r = self.builder.srem(a, b)
         fix = self._floor_fix(r, b)
         return self.builder.add(r, self.builder.select(fix, b, zero(b.type)))
+
+    def _float_floor_div(self, dtype: str, a, b):
+        """floor(a / b), the quotient rounded to ``dtype`` first."""
+        f = self.in_bf16_float32
+        quotient = f(dtype, [a, b], lambda xs: self.builder.fdiv(*xs, flags=self.fmf))
+        return f(dtype, [quotient], lambda xs: self.call_float_intrinsic("llvm.floor", xs))
 
     def _floor_fix(self, r, b):
         nonzero = self.builder.icmp_signed("!=", r, zero(r.type))
@@ -141,7 +181,8 @@ class ExprCodegen:
     def _min_max(self, op, cmp: str, intrinsic: str):
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         if dt.DataType(op.dtype).is_float:
-            return self.call_float_intrinsic(intrinsic, [a, b])
+            return self.in_bf16_float32(op.dtype, [a, b],
+                                        lambda xs: self.call_float_intrinsic(intrinsic, xs))
         return self.builder.select(self.compare(op.a.dtype, cmp, a, b), a, b)
 
     def visit_min(self, op):
@@ -156,12 +197,16 @@ class ExprCodegen:
         """``a cmp b`` for operands of ``dtype``; float ``!=`` is true on NaN, as in C."""
         t = dt.DataType(dtype)
         if t.is_float:
-            if cmp == "!=":
-                return self.builder.fcmp_unordered(cmp, a, b, flags=self.fmf)
-            return self.builder.fcmp_ordered(cmp, a, b, flags=self.fmf)
+            return self.in_bf16_float32(dtype, [a, b], lambda xs: self._fcmp(cmp, *xs),
+                                        narrow=False)
         if t.is_int:
             return self.builder.icmp_signed(cmp, a, b)
         return self.builder.icmp_unsigned(cmp, a, b)
+
+    def _fcmp(self, cmp: str, a, b):
+        if cmp == "!=":
+            return self.builder.fcmp_unordered(cmp, a, b, flags=self.fmf)
+        return self.builder.fcmp_ordered(cmp, a, b, flags=self.fmf)
 
     def _cmp(self, op):
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
@@ -199,6 +244,8 @@ class ExprCodegen:
         if src == dst:
             return value
         s, d = dt.DataType(src), dt.DataType(dst)
+        if s.is_bfloat16 or d.is_bfloat16:
+            return self._cast_bfloat16(s, d, value)
         ty = ir_type(dst)
         if d.is_bool:
             if s.is_float:
@@ -216,6 +263,25 @@ class ExprCodegen:
         if d.is_float:
             return self.builder.sitofp(value, ty) if s.is_int else self.builder.uitofp(value, ty)
         return self._resize(value, ty, s.bits, d.bits, "sext" if s.is_int else "zext", "trunc")
+
+    # Casts from bfloat16 go through float32, which holds every bfloat16 exactly; casts to
+    # it come from float32 with one fptrunc: from float64 rounded to odd first (below),
+    # from a wide integer through float64 (exact up to 2**53, and an int64 rounded to
+    # 53 bits rounds to bfloat16's 8 as the int itself would), from the rest through
+    # float32 exactly. So no cast relies on how a target legalizes `bfloat`.
+    def _cast_bfloat16(self, s: dt.DataType, d: dt.DataType, value):
+        b = self.builder
+        if s.is_bfloat16:
+            wide = float32_like(str(s))
+            return self.cast(wide, str(d), b.fpext(value, ir_type(wide)))
+        if s.is_float and s.bits == 32:
+            return b.fptrunc(value, ir_type(str(d)))
+        via = "float64" if (s.is_integer and s.bits > 16) or s.bits == 64 else "float32"
+        wide = str(dt.DataType(dt.FLOAT, int(via[5:]), s.lanes, s.is_scalable))
+        value = self.cast(str(s), wide, value)
+        if via == "float64":
+            value = self._to_float_round_to_odd(value)
+        return b.fptrunc(value, ir_type(str(d)))
 
     # double -> half goes through float. Rounding twice to nearest can be wrong, so the
     # first step rounds to odd (truncate, then set the last bit if inexact), which makes

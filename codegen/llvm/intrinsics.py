@@ -3,7 +3,8 @@
 Math functions with an LLVM intrinsic (``llvm.exp``, ``llvm.sqrt`` ...) are
 called on scalars and vectors alike; LLVM lowers vector forms to vector
 instructions or lane-by-lane library calls. Functions without one (``erf``,
-``log1p``) call libm lane by lane. ``float16`` math runs in ``float``.
+``log1p``) call libm lane by lane. ``float16`` and ``bfloat16`` math runs in
+``float``, rounded once to the type at the end.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from llvmlite import ir
 from tir import dtype as dt
 
 from ..ir_types import I32, ScalableVectorType, declare, ir_type, mangle, undef
-from .expr import splat_constant, zero
+from .expr import float32_like, splat_constant, zero
 
 #: TIR op -> LLVM intrinsic (overloaded on the argument type).
 LLVM_MATH = {
@@ -67,13 +68,8 @@ class IntrinsicCodegen:
         return self.builder.call(fn, args, fastmath=self.fmf)
 
     def _in_float(self, dtype: str, args: list, emit):
-        """Run ``emit(args)`` in float32 when ``dtype`` is float16 (half math is not native)."""
-        if dt.element_of(dtype) != "float16":
-            return emit(args)
-        t = dt.DataType(dtype)
-        wide = str(dt.DataType(t.type_code, 32, t.lanes, t.is_scalable))  # same lanes, float
-        out = emit([self.cast(dtype, wide, a) for a in args])
-        return self.cast(wide, dtype, out)
+        """Run ``emit(args)`` in float32 for float16/bfloat16 (their math is not native)."""
+        return self.in_float32(dtype, args, emit)
 
     def math(self, op, name: str):
         args = [self.visit_expr(a) for a in op.args]
@@ -147,13 +143,18 @@ class IntrinsicCodegen:
         return self._in_float(op.dtype, [x], emit)
 
     def intrin_isnan(self, op):
-        x = self.visit_expr(op.args[0])
+        x = self._widened(op.args[0])
         return self.builder.fcmp_unordered("uno", x, x)
 
     def intrin_isinf(self, op):
-        x = self.visit_expr(op.args[0])
+        x = self._widened(op.args[0])
         mag = self.call_float_intrinsic("llvm.fabs", [x])
         return self.builder.fcmp_ordered("==", mag, splat_constant(x.type, float("inf")))
+
+    def _widened(self, arg):
+        """``arg`` evaluated, a bfloat16 widened to float32 (exactly) for a test of its value."""
+        return self.in_bf16_float32(arg.dtype, [self.visit_expr(arg)], lambda xs: xs[0],
+                                    narrow=False)
 
     # ------------------------------------------------------------ integer helpers
 
@@ -263,8 +264,10 @@ class IntrinsicCodegen:
     # the `reassoc` flag, so LLVM reduces by halving): VectorizeReductions emits them
     # where the user's vectorized loop permits reassociation.
     def _reduce(self, op, kind: str, reassoc: bool = False):
-        vec = self.visit_expr(op.args[0])
         t = dt.DataType(op.args[0].dtype)
+        if t.is_bfloat16:
+            return self._reduce_bfloat16(op, kind)
+        vec = self.visit_expr(op.args[0])
         name = _REDUCE_FLOAT[kind] if t.is_float else _REDUCE_INT[kind]
         if t.is_uint or t.is_bool:
             name = name.replace(".smin", ".umin").replace(".smax", ".umax")
@@ -281,6 +284,20 @@ class IntrinsicCodegen:
             raise ValueError(f"codegen: {op.op} takes a start value on float add/mul only")
         fn = self.declare_intrinsic(name, elem, [vec.type], overloads=[vec.type])
         return self.builder.call(fn, [vec], fastmath=self.fmf if t.is_float else ())
+
+    # bfloat16 lanes: min/max in float32 are exact; a sum or product would have to round
+    # after every lane (as the serial loop does), which no LLVM reduction does.
+    def _reduce_bfloat16(self, op, kind: str):
+        if kind not in ("min", "max"):
+            raise ValueError(
+                f"codegen: {op.op} on {op.args[0].dtype} is not supported (a bfloat16 sum or "
+                "product rounds after every lane); reduce in float32 and cast the result")
+        vec = self.visit_expr(op.args[0])
+        wide = float32_like(op.args[0].dtype)
+        vec = self.cast(op.args[0].dtype, wide, vec)
+        elem = vec.type.element
+        fn = self.declare_intrinsic(_REDUCE_FLOAT[kind], elem, [vec.type], overloads=[vec.type])
+        return self.cast("float32", op.dtype, self.builder.call(fn, [vec], fastmath=self.fmf))
 
     # An ordered float product of a scalable vector: LLVM's AArch64 backend cannot lower
     # llvm.vector.reduce.fmul on scalable types (it aborts the process: "Expanding

@@ -35,10 +35,10 @@ def symbol_name(name: str) -> str:
 
 
 def native_param_type(dtype: str) -> ir.Type:
-    """How a scalar param of ``dtype`` is passed: bool as i8, float16 as i16 bits."""
+    """How a scalar param of ``dtype`` is passed: bool as i8, float16/bfloat16 as i16 bits."""
     if dtype == "bool":
         return I8
-    if dtype == "float16":
+    if dtype in ("float16", "bfloat16"):
         return ir.IntType(16)
     return ir_type(dtype)
 

@@ -46,6 +46,9 @@ def _fma(a, b, c):
     dtype = np.asarray(a).dtype
     if dtype.itemsize == 8:
         return _fma_exact(a, b, c)
+    if dtype.itemsize == 2:  # float16/bfloat16: a float32 fma, then rounded, as codegen does
+        wide = (np.asarray(v).astype(np.float32) for v in (a, b, c))
+        return np.asarray(_fma(*wide)).astype(dtype)[()]
     # float32/float16: the product is exact in float64 and the sum is made
     # round-to-odd there, so rounding it to the narrow type is the single
     # correct rounding (a plain float64 sum would round twice).

@@ -6,6 +6,11 @@ arithmetic on equal dtypes wraps integers around like LLVM does (the
 interpreter runs under ``np.errstate(all="ignore")``). This module holds the
 operations whose C/LLVM meaning differs from NumPy's defaults: casts,
 truncated vs floor division, float min/max, reinterpretation.
+
+``float16`` values are NumPy ``float16``, ``bfloat16`` values ``ml_dtypes.bfloat16``:
+both compute each operation in float32 and round once to their type, as the
+LLVM backend does. Casts to bfloat16 from float64 or wide integers round once
+here (``tir.low_precision``), not through float32 as ``ml_dtypes`` would.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tir import dtype as dt
+from tir.low_precision import numpy_dtype, round_array
 
 
 @functools.cache
@@ -24,7 +30,16 @@ def np_dtype(dtype: str) -> np.dtype:
     t = dt.DataType(dtype)
     if t.is_handle:
         return np.dtype(object)
-    return np.dtype("bool" if t.is_bool else str(t.element_of))
+    return np.dtype("bool") if t.is_bool else numpy_dtype(str(t.element_of))
+
+
+def is_float(value: Any) -> bool:
+    """Whether ``value`` holds floats (``ml_dtypes.bfloat16`` is not NumPy kind "f")."""
+    dtype = np.asarray(value).dtype
+    return dtype.kind == "f" or dtype == _BFLOAT16
+
+
+_BFLOAT16 = numpy_dtype("bfloat16")
 
 
 @functools.cache
@@ -58,10 +73,14 @@ def cast(value: Any, dtype: str) -> Any:
     """
     target = np_dtype(dtype)
     arr = np.asarray(value)
+    if arr.dtype == _BFLOAT16:
+        arr = arr.astype(np.float32)  # exact: every cast from bfloat16 starts here
     if target == np.bool_:
         out = arr != 0
     elif arr.dtype.kind == "f" and target.kind in "iu":
         out = _float_to_int(arr, target)
+    elif target == _BFLOAT16 and arr.dtype not in (np.float32, np.float16):
+        out = round_array(arr.astype(np.float64), "bfloat16")
     else:
         out = arr.astype(target)
     return out if out.ndim else out[()]
@@ -91,7 +110,7 @@ def _check_nonzero(b: Any, what: str) -> None:
 
 def trunc_div(a: Any, b: Any) -> Any:
     """``Div``: C division (rounds towards zero) on integers, true division on floats."""
-    if np.asarray(a).dtype.kind == "f":
+    if is_float(a):
         return a / b
     _check_nonzero(b, "division")
     return (a - np.fmod(a, b)) // b
@@ -99,14 +118,14 @@ def trunc_div(a: Any, b: Any) -> Any:
 
 def trunc_mod(a: Any, b: Any) -> Any:
     """``Mod``: remainder with the sign of ``a`` (C's ``%``; ``fmod`` on floats)."""
-    if np.asarray(a).dtype.kind != "f":
+    if not is_float(a):
         _check_nonzero(b, "modulo")
     return np.fmod(a, b)
 
 
 def floor_div(a: Any, b: Any) -> Any:
     """``FloorDiv``: division rounding towards negative infinity."""
-    if np.asarray(a).dtype.kind == "f":
+    if is_float(a):
         return np.floor(a / b)
     _check_nonzero(b, "division")
     return a // b
@@ -114,7 +133,7 @@ def floor_div(a: Any, b: Any) -> Any:
 
 def floor_mod(a: Any, b: Any) -> Any:
     """``FloorMod``: ``a - b * floor(a / b)``, the sign of ``b``."""
-    if np.asarray(a).dtype.kind == "f":
+    if is_float(a):
         return a - b * np.floor(a / b)
     _check_nonzero(b, "modulo")
     return a % b
@@ -125,7 +144,7 @@ def floor_mod(a: Any, b: Any) -> Any:
 
 def minimum(a: Any, b: Any) -> Any:
     """``Min``; on floats IEEE 754-2019 minimum: NaN if either is NaN, -0.0 < +0.0."""
-    if np.asarray(a).dtype.kind != "f":
+    if not is_float(a):
         return np.minimum(a, b)
     # np.minimum already returns NaN for a NaN operand; equal operands may be
     # zeros of different signs, where the negative one is the smaller.
@@ -134,7 +153,7 @@ def minimum(a: Any, b: Any) -> Any:
 
 def maximum(a: Any, b: Any) -> Any:
     """``Max``; on floats IEEE 754-2019 maximum: NaN if either is NaN, +0.0 > -0.0."""
-    if np.asarray(a).dtype.kind != "f":
+    if not is_float(a):
         return np.maximum(a, b)
     return np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b))[()]
 
@@ -142,13 +161,13 @@ def maximum(a: Any, b: Any) -> Any:
 def reduce_min(vector: Any) -> Any:
     """``tir.vector_reduce_min``: the ``minimum`` of all lanes."""
     lanes = np.atleast_1d(vector)
-    return functools.reduce(minimum, lanes) if lanes.dtype.kind == "f" else lanes.min()
+    return functools.reduce(minimum, lanes) if is_float(lanes) else lanes.min()
 
 
 def reduce_max(vector: Any) -> Any:
     """``tir.vector_reduce_max``: the ``maximum`` of all lanes."""
     lanes = np.atleast_1d(vector)
-    return functools.reduce(maximum, lanes) if lanes.dtype.kind == "f" else lanes.max()
+    return functools.reduce(maximum, lanes) if is_float(lanes) else lanes.max()
 
 
 def reduce_lanes(kind: str, vector: Any, start: Any = None) -> Any:
@@ -163,7 +182,7 @@ def reduce_lanes(kind: str, vector: Any, start: Any = None) -> Any:
         return reduce_min(lanes)
     if kind == "max":
         return reduce_max(lanes)
-    if lanes.dtype.kind == "f":
+    if is_float(lanes):
         first = lanes.dtype.type(-0.0 if kind == "add" else 1.0) if start is None else start
         step = np.add if kind == "add" else np.multiply
         return functools.reduce(step, lanes, lanes.dtype.type(first))

@@ -165,8 +165,8 @@ class CodeGenLLVM(
     def _unpack_scalar(self, dtype: str, arg):
         if dtype == "bool":
             return self.builder.icmp_unsigned("!=", arg, int_constant(I8, 0))
-        if dtype == "float16":
-            return self.builder.bitcast(arg, ir.HalfType())
+        if dtype in ("float16", "bfloat16"):
+            return self.builder.bitcast(arg, ir_type(dtype))
         return arg
 
     def add_target_attributes(self, fn: ir.Function) -> None:

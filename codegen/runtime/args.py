@@ -9,7 +9,8 @@ What each parameter accepts
 ---------------------------
 - A buffer param (``func.buffer_map[param]``) takes a NumPy ndarray:
   - dtype: the buffer's element dtype (``bool`` buffers take NumPy ``bool``
-    arrays, one byte per element; ``float16`` takes ``float16``). A buffer of
+    arrays, one byte per element; ``float16`` takes ``float16``, ``bfloat16``
+    takes ``ml_dtypes.bfloat16``). A buffer of
     vector elements such as ``"float32x4"`` takes a ``float32`` array with one
     extra trailing dimension of 4 (the lanes): shape ``buffer.shape + (4,)``.
   - rank: the buffer's rank (plus one for vector elements). A pointer from
@@ -90,6 +91,7 @@ from tir.expr import (
 )
 from tir.function import PrimFunc
 from tir.functor import post_order_visit
+from tir.low_precision import numpy_dtype, round_float
 from tir.stmt import BufferStore
 
 from ..abi import hidden_vars_of
@@ -157,7 +159,8 @@ def _shape_text(dims: Any) -> str:
 def _expected_array(buf: Buffer) -> str:
     t = dt.DataType(buf.dtype)
     dims = list(buf.shape) + ([t.lanes] if t.lanes > 1 else [])
-    return f"a {t.element_of} array of shape {_shape_text(dims)}"
+    kind = "bfloat16 (ml_dtypes.bfloat16)" if t.is_bfloat16 else str(t.element_of)
+    return f"a {kind} array of shape {_shape_text(dims)}"
 
 
 def _got(value: Any) -> str:
@@ -285,14 +288,12 @@ def check_float_scalar(name: str, param: Var, value: Any) -> float:
         raise TypeError(
             f"{name}: argument '{param.name}' expects a number ({param.dtype}), got {_got(value)}"
         )
-    np_type = np.dtype(param.dtype).type
-    with np.errstate(over="ignore"):
-        rounded = np_type(value)
+    rounded = round_float(float(value), param.dtype)  # once, also for bfloat16
     if np.isinf(rounded) and np.isfinite(float(value)):
         raise ValueError(
             f"{name}: argument '{param.name}' = {value} is out of range for {param.dtype}"
         )
-    return float(rounded)
+    return rounded
 
 
 def check_bool_scalar(name: str, param: Var, value: Any) -> bool:
@@ -338,7 +339,7 @@ class _BufferSpec:
 
     def __init__(self, param: Var, buf: Buffer, stored: bool):
         self.param, self.buf, self.pname = param, buf, param.name
-        self.np_dtype = np.dtype(dt.element_of(buf.dtype))
+        self.np_dtype = numpy_dtype(buf.dtype)
         self.lanes = dt.lanes_of(buf.dtype)
         self.rank = len(buf.shape) + (1 if self.lanes > 1 else 0)
         self.contiguous = not buf.strides

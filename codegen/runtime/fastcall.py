@@ -22,7 +22,7 @@ the fast path never accepts what the slow path rejects, and the errors are the
 same words as ever.
 
 A function whose interface the native checks do not cover (declared strides,
-composite shape expressions such as ``n * 2``, float16 scalars, vector params)
+composite shape expressions such as ``n * 2``, float16/bfloat16 scalars, vector params)
 has no native caller; its calls take the Python path. So does every function
 when the running NumPy's struct layout is not the one this module expects: the
 layout is verified at import on real arrays, never assumed.
@@ -174,7 +174,7 @@ def _scalar_param(param: Var):
     t = dt.DataType(param.dtype)
     if t.is_handle:
         return _ArrayParam(None, None, [], writeable=False)
-    if t.is_vector or dt.element_of(param.dtype) == "float16":
+    if t.is_vector or dt.element_of(param.dtype) in ("float16", "bfloat16"):
         return None
     return _ScalarParam(param)
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from target.target import Target
 from tir.function import PrimFunc
+from tir.low_precision import round_array
 
 from . import metadata as meta
 from . import parallel
@@ -35,7 +36,7 @@ _CTYPES = {
     "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
     "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "float32": ctypes.c_float,
     "float64": ctypes.c_double, "bool": ctypes.c_uint8, "float16": ctypes.c_uint16,
-    "handle": ctypes.c_void_p,
+    "bfloat16": ctypes.c_uint16, "handle": ctypes.c_void_p,
 }
 
 
@@ -54,8 +55,13 @@ def _half_bits(value: float) -> int:
     return int(np.float16(value).view(np.uint16))
 
 
+def _bfloat16_bits(value: float) -> int:
+    # The value is checked already: rounded once to bfloat16, so this is exact.
+    return int(round_array(np.float64(value), "bfloat16").view(np.uint16))
+
+
 #: How a checked Python value becomes a ctypes argument, by native dtype.
-_CONVERT = {"handle": _address, "float16": _half_bits, "bool": int}
+_CONVERT = {"handle": _address, "float16": _half_bits, "bfloat16": _bfloat16_bits, "bool": int}
 
 
 class PackedFunction:

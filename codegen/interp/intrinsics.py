@@ -17,11 +17,19 @@ import numpy as np
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
-def _same_type(fn: Callable) -> Callable:
-    """Wrap a float function so its result keeps the dtype of its first argument."""
+def _same_type(fn: Callable, in_float32: Callable | None = None) -> Callable:
+    """Wrap a float function so its result keeps the dtype of its first argument.
+
+    float16/bfloat16 compute in float32 (``in_float32`` where ``fn`` would widen to
+    float64) and round once, as codegen does: sigmoid(-90) is 0 there, exp overflows.
+    """
 
     def apply(x, *rest):
         dtype = np.asarray(x).dtype
+        if dtype.itemsize == 2:
+            wide = (np.asarray(v).astype(np.float32) for v in (x, *rest))
+            out = (in_float32 or fn)(*wide)
+            return np.asarray(out).astype(np.float32).astype(dtype)[()]
         return np.asarray(fn(x, *rest)).astype(dtype)[()]
 
     return apply
@@ -112,12 +120,14 @@ ELEMENTWISE: dict[str, Callable] = {
     "tir.log10": _same_type(np.log10),
     "tir.log1p": _same_type(np.log1p),
     "tir.sqrt": _same_type(np.sqrt),
-    "tir.rsqrt": _same_type(lambda x: 1.0 / np.sqrt(np.asarray(x, np.float64))),
+    "tir.rsqrt": _same_type(lambda x: 1.0 / np.sqrt(np.asarray(x, np.float64)),
+                            lambda x: np.float32(1) / np.sqrt(x)),
     "tir.sin": _same_type(_libm_f64(math.sin, np.sin)),
     "tir.cos": _same_type(_libm_f64(math.cos, np.cos)),
     "tir.tan": _same_type(np.tan),
     "tir.tanh": _same_type(np.tanh),
-    "tir.sigmoid": _same_type(lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))),
+    "tir.sigmoid": _same_type(lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64))),
+                              lambda x: np.float32(1) / (np.float32(1) + np.exp(-x))),
     "tir.erf": _same_type(_erf),
     "tir.floor": _same_type(np.floor),
     "tir.ceil": _same_type(np.ceil),

@@ -10,10 +10,10 @@ overflow of 32/64-bit integers (``nsw``), shifts by the bit width or more,
 float-to-int casts out of range. Narrow integers (8/16 bits) wrap around.
 
 float16 and bfloat16 operations compute in float32 and round once to their type:
-``half`` arithmetic as LLVM promotes it, ``bfloat`` explicitly (``fpext`` to float,
-the operation, ``fptrunc``), so the code never depends on how a target legalizes
-``bfloat``. Neither fuses a multiply and an add (``contract``): that would round once
-where the TIR rounds twice.
+``half`` arithmetic as LLVM promotes it, ``bfloat`` explicitly (widened to float,
+the operation, rounded back, both conversions in integer arithmetic), so the code
+never depends on how a target legalizes ``bfloat``. Neither fuses a multiply and
+an add (``contract``): that would round once where the TIR rounds twice.
 """
 
 from __future__ import annotations
@@ -265,23 +265,53 @@ class ExprCodegen:
         return self._resize(value, ty, s.bits, d.bits, "sext" if s.is_int else "zext", "trunc")
 
     # Casts from bfloat16 go through float32, which holds every bfloat16 exactly; casts to
-    # it come from float32 with one fptrunc: from float64 rounded to odd first (below),
+    # it come from float32 with one rounding: from float64 rounded to odd first (below),
     # from a wide integer through float64 (exact up to 2**53, and an int64 rounded to
     # 53 bits rounds to bfloat16's 8 as the int itself would), from the rest through
-    # float32 exactly. So no cast relies on how a target legalizes `bfloat`.
+    # float32 exactly. Both directions are integer arithmetic on the bits, so no bfloat16
+    # operation reaches LLVM: only loads, stores, selects and shuffles of its values.
     def _cast_bfloat16(self, s: dt.DataType, d: dt.DataType, value):
-        b = self.builder
         if s.is_bfloat16:
             wide = float32_like(str(s))
-            return self.cast(wide, str(d), b.fpext(value, ir_type(wide)))
+            return self.cast(wide, str(d), self._bfloat16_to_float(value, s))
         if s.is_float and s.bits == 32:
-            return b.fptrunc(value, ir_type(str(d)))
+            return self._float_to_bfloat16(value, d)
         via = "float64" if (s.is_integer and s.bits > 16) or s.bits == 64 else "float32"
         wide = str(dt.DataType(dt.FLOAT, int(via[5:]), s.lanes, s.is_scalable))
         value = self.cast(str(s), wide, value)
         if via == "float64":
             value = self._to_float_round_to_odd(value)
-        return b.fptrunc(value, ir_type(str(d)))
+        return self._float_to_bfloat16(value, d)
+
+    # bfloat -> float: the bits shifted up, exactly what fpext means, but written so that
+    # LLVM cannot narrow the float32 operation on it back to a `bfloat` one (it does,
+    # after an fpext: minimum(fpext a, fpext b) -> fpext(minimum.bf16(a, b))), whose x86
+    # lowering rounds with vcvtneps2bf16 and so flushes subnormals to zero.
+    #   %f = bitcast (shl (zext (bitcast bfloat %h to i16) to i32), 16) to float
+    def _bfloat16_to_float(self, value, s: dt.DataType):
+        b = self.builder
+        i32 = ir_type(str(dt.DataType(dt.INT, 32, s.lanes, s.is_scalable)))
+        i16 = ir_type(str(dt.DataType(dt.INT, 16, s.lanes, s.is_scalable)))
+        bits = b.zext(b.bitcast(value, i16), i32)
+        return b.bitcast(b.shl(bits, splat_constant(i32, 16)), ir_type(float32_like(str(s))))
+
+    # float -> bfloat, to nearest even in integer arithmetic: a plain fptrunc becomes
+    # AVX512-BF16's vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
+    #   %b = bitcast float %f to i32
+    #   %r = add %b, 0x7FFF + ((%b >> 16) & 1)   ; a carry into bit 16 rounds up
+    #   %t = select (fcmp uno %f, %f), (%b | 0x400000), %r   ; NaN stays NaN, quiet
+    #   %h = bitcast (trunc (lshr %t, 16) to i16) to bfloat
+    def _float_to_bfloat16(self, value, d: dt.DataType):
+        b = self.builder
+        i32 = ir_type(str(dt.DataType(dt.INT, 32, d.lanes, d.is_scalable)))
+        i16 = ir_type(str(dt.DataType(dt.INT, 16, d.lanes, d.is_scalable)))
+        bits = b.bitcast(value, i32)
+        sixteen = splat_constant(i32, 16)
+        odd = b.and_(b.lshr(bits, sixteen), splat_constant(i32, 1))
+        rounded = b.add(bits, b.add(odd, splat_constant(i32, 0x7FFF)))
+        quiet = b.or_(bits, splat_constant(i32, 0x400000))
+        kept = b.select(b.fcmp_unordered("uno", value, value), quiet, rounded)
+        return b.bitcast(b.trunc(b.lshr(kept, sixteen), i16), ir_type(str(d)))
 
     # double -> half goes through float. Rounding twice to nearest can be wrong, so the
     # first step rounds to odd (truncate, then set the last bit if inexact), which makes

@@ -318,6 +318,7 @@ _SCALAR_CHECKS: dict[str, Callable] = {
     dt.INT: check_int_scalar,
     dt.UINT: check_int_scalar,
     dt.FLOAT: check_float_scalar,
+    dt.BFLOAT: check_float_scalar,
     dt.BOOL: check_bool_scalar,
     dt.HANDLE: check_handle,
 }

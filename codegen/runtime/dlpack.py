@@ -8,7 +8,8 @@ memory first, and that view goes through the same checks as an ndarray
 kernel's stores land in the object's own memory. An object on another device
 than the CPU is a ``ValueError`` naming the device; one NumPy cannot view (a
 dtype it lacks, such as bfloat16, or a tensor that refuses to export) a
-``TypeError``. Such calls take the Python argument path (a few microseconds
+``TypeError``; for a dtype, it says how to pass an ``ml_dtypes.bfloat16``
+array. Such calls take the Python argument path (a few microseconds
 more than a call with ndarrays, which the native path checks).
 """
 
@@ -45,7 +46,16 @@ def as_ndarray(func_name: str, param_name: str, value: Any) -> np.ndarray:
     except (BufferError, TypeError, ValueError, RuntimeError) as err:
         raise TypeError(
             f"{func_name}: argument '{param_name}' ({type(value).__name__}) cannot be viewed "
-            f"as a NumPy array through DLPack without a copy: {err}") from None
+            f"as a NumPy array through DLPack without a copy: {err}{_dtype_hint(err)}") from None
+
+
+def _dtype_hint(err: Exception) -> str:
+    """How to pass a tensor of a dtype NumPy's DLPack import lacks (bfloat16 above all)."""
+    if "dtype" not in str(err).lower():
+        return ""
+    return ("; NumPy's DLPack import has no bfloat16: pass a NumPy array of "
+            "ml_dtypes.bfloat16 over the same memory instead (for a PyTorch tensor t: "
+            "t.view(torch.int16).numpy().view(ml_dtypes.bfloat16))")
 
 
 __all__ = ["DEVICES", "as_ndarray", "speaks_dlpack"]

@@ -323,3 +323,127 @@ def test_casts_from_low_precision(dtype, dst, way):
     else:  # float32/float64 hold every value exactly
         np.testing.assert_array_equal(got, wide.astype(dst))
         np.testing.assert_array_equal(np.signbit(got), np.signbit(wide))
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _sum(dtype: str, acc_dtype: str, kind: str):
+    """S[0] = sum(A) in an accumulator of ``acc_dtype``, cast by the user where it differs."""
+    n = tir.size_var("n")
+    A, S = tir.decl_buffer((n,), dtype, "A"), tir.decl_buffer((1,), dtype, "S")
+    ib = tir.ir_builder.create()
+    a, s = ib.buffer_ptr(A), ib.buffer_ptr(S)
+    acc = ib.allocate(acc_dtype, (1,), name="acc")
+    acc[0] = tir.const(0.0, acc_dtype)
+    with ib.for_range(0, n, name="i", kind=kind) as i:
+        acc[0] = acc[0] + a[i].astype(acc_dtype)
+    s[0] = acc[0].astype(dtype)
+    return tir.PrimFunc([A, S], ib.get())
+
+
+def _sequential_sum(values: np.ndarray, acc_dtype: str, dtype: str) -> np.ndarray:
+    acc = numpy_dtype(acc_dtype).type(0)
+    for v in values.astype(np.float32):  # each step in float32, rounded to the accumulator
+        with np.errstate(invalid="ignore"):
+            acc = round_array(np.float32(acc) + v, acc_dtype)
+    return round_array(np.float32(acc), dtype).reshape(1)
+
+
+@pytest.mark.parametrize("kind", ["serial", "vectorize"])
+@pytest.mark.parametrize("acc_dtype", ["float32", "same"])
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sums(dtype, way, acc_dtype, kind):
+    acc_dtype = dtype if acc_dtype == "same" else acc_dtype
+    func = _sum(dtype, acc_dtype, kind)
+    for n in (0, 1, LANES + 3, 300):
+        a = _values(dtype, n + 20, seed=11)[20:]  # finite values; -0.0 sums tested below
+        got = np.zeros(1, numpy_dtype(dtype))
+        WAYS[way](func)(a, got)
+        # A vectorized float32 sum may reassociate (VectorizeReductions): then within a
+        # float32 rounding of each partial sum, which rounding to the type hides mostly.
+        want = _sequential_sum(a, acc_dtype, dtype)
+        if kind == "vectorize" and acc_dtype == "float32":
+            assert _ulps(got, want)[0] <= 1, (n, got, want)
+        else:
+            assert_same_bits(got, want, f"n={n}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bfloat16_sum_special_values(dtype):
+    func = _sum(dtype, dtype, "serial")
+    for vals, want in (([-0.0, -0.0], -0.0), ([1.0, INF], INF), ([INF, -INF], NAN),
+                       ([NAN, 1.0], NAN)):
+        got = np.zeros(1, numpy_dtype(dtype))
+        _llvm(func)(round_array(np.array(vals), dtype), got)
+        # acc starts at +0.0: +0.0 + -0.0 is +0.0, as NumPy computes it
+        want_arr = _sequential_sum(round_array(np.array(vals), dtype), dtype, dtype)
+        assert_same_bits(got, want_arr, str(vals))
+        assert np.isnan(want) == np.isnan(got[0].astype(np.float32))
+
+
+def test_bfloat16_vector_sum_intrinsic_is_refused():
+    """A bfloat16 vector_reduce_add would have to round after every lane: a clear error."""
+    A = tir.decl_buffer((8,), "bfloat16", "A")
+    S = tir.decl_buffer((1,), "bfloat16", "S")
+    ib = tir.ir_builder.create()
+    s = ib.buffer_ptr(S)
+    vec = tir.BufferLoad(A, [tir.Ramp(0, 1, 8)])
+    s[0] = tir.Call("bfloat16", "tir.vector_reduce_add", [vec])
+    func = tir.PrimFunc([A, S], ib.get())
+    with pytest.raises(ValueError, match="vector_reduce_add on bfloat16x8 is not supported"):
+        codegen.build(func, target="llvm")
+
+
+# ---------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scalar_params_round_once(dtype):
+    n = tir.size_var("n")
+    A, C = tir.decl_buffer((n,), dtype, "A"), tir.decl_buffer((n,), dtype, "C")
+    x = tir.Var("x", dtype)
+    ib = tir.ir_builder.create()
+    a, c = ib.buffer_ptr(A), ib.buffer_ptr(C)
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        c[i] = a[i] * x
+    func = tir.PrimFunc([A, x, C], ib.get())
+    a = _values(dtype, 2 * LANES + 1, seed=12)
+    scalar = 1 + 2 ** -8 + 2 ** -30  # a bfloat16 tie and a bit: rounds up, once
+    want = _in_f32(np.multiply)(dtype, a, round_array(np.array([scalar]), dtype))
+    for way in WAYS:
+        got = np.zeros_like(a)
+        WAYS[way](func)(a, scalar, got)
+        assert_same_bits(got, want, way)
+    with pytest.raises(ValueError, match="out of range for"):
+        _llvm(func)(a, 1e300, np.zeros_like(a))
+
+
+def test_buffer_takes_only_ml_dtypes_bfloat16():
+    func = _map("bfloat16", "bfloat16", 1, lambda v: v)
+    mod = _llvm(func)
+    ok = np.zeros(4, ml_dtypes.bfloat16)
+    mod(ok, ok.copy())
+    for wrong in (np.zeros(4, np.uint16), np.zeros(4, np.float16), np.zeros(4, np.float32)):
+        with pytest.raises(TypeError, match=r"'A' expects a bfloat16 \(ml_dtypes.bfloat16\) "
+                                            rf"array of shape \(n,\), got {wrong.dtype}"):
+            mod(wrong, ok)
+    with pytest.raises(TypeError, match=r"'A' expects a float16 array .* got bfloat16"):
+        _llvm(_map("float16", "float16", 1, lambda v: v))(ok, np.zeros(4, np.float16))
+
+
+class _BFloat16Tensor:
+    """An object whose DLPack export NumPy cannot read, as a bfloat16 torch tensor."""
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("unsupported dtype: DLPack type code 4 (bfloat), 16 bits")
+
+
+def test_dlpack_bfloat16_says_what_to_pass_instead():
+    mod = _llvm(_map("bfloat16", "bfloat16", 1, lambda v: v))
+    with pytest.raises(TypeError, match="ml_dtypes.bfloat16"):
+        mod(_BFloat16Tensor(), np.zeros(4, ml_dtypes.bfloat16))

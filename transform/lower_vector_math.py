@@ -46,17 +46,22 @@ register_config(
 )
 
 
+#: Element types whose math calls are lowered (the 16-bit ones through float32).
+_LOWERED = ("float32", "float16", "bfloat16")
+
+
 class VectorMathLowerer(StmtExprMutator):
-    """Replace each float32/float16 call that ``LOWERINGS`` knows by its expression."""
+    """Replace each float32/float16/bfloat16 call that ``LOWERINGS`` knows by its expression
+    (the 16-bit types computed in float32, rounded once at the end)."""
 
     def visit_call(self, call: Call) -> PrimExpr:
         call = self.generic_visit(call)
         lower = LOWERINGS.get(call.op)
         element = dt.element_of(call.dtype)
-        if lower is None or element not in ("float32", "float16") or "vscale" in call.dtype:
+        if lower is None or element not in _LOWERED or "vscale" in call.dtype:
             return call
         args = list(call.args)
-        if element == "float16":
+        if element != "float32":
             wide = dt.with_lanes("float32", dt.lanes_of(call.dtype))
             wide = "float32" if dt.lanes_of(call.dtype) == 1 else wide
             args = [Cast(wide, a) for a in args]

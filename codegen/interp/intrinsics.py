@@ -49,6 +49,13 @@ def _libm_f64(libm: Callable, numpy_fn: Callable) -> Callable:
     return apply
 
 
+def _stable_sigmoid(x):
+    """sigmoid in x's own type without overflow, as transform/vector_math computes it."""
+    e = np.exp(-np.abs(x))
+    one = x.dtype.type(1)
+    return np.where(x >= 0, one / (one + e), e / (one + e))
+
+
 def _fma(a, b, c):
     """``a * b + c`` rounded once, as ``llvm.fma``."""
     dtype = np.asarray(a).dtype
@@ -127,7 +134,7 @@ ELEMENTWISE: dict[str, Callable] = {
     "tir.tan": _same_type(np.tan),
     "tir.tanh": _same_type(np.tanh),
     "tir.sigmoid": _same_type(lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64))),
-                              lambda x: np.float32(1) / (np.float32(1) + np.exp(-x))),
+                              _stable_sigmoid),
     "tir.erf": _same_type(_erf),
     "tir.floor": _same_type(np.floor),
     "tir.ceil": _same_type(np.ceil),

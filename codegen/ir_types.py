@@ -1,20 +1,22 @@
 """Mapping TIR dtypes to LLVM types, and constants of those types.
 
 ``bool`` is ``i1`` in registers but one byte (``i8``) in memory, as NumPy
-stores it; ``float16`` is LLVM ``half`` and ``bfloat16`` LLVM ``bfloat`` (a type
-llvmlite lacks, defined here). Scalable dtypes (``float32xvscalex4``) map to
-``<vscale x 4 x float>``, also defined here.
+stores it; ``float16`` is LLVM ``half``. ``bfloat16`` is ``i16``, its bits: LLVM's
+``bfloat`` is legal on few targets, and legalizing it there calls libgcc's
+``__truncsfbf2`` (a masked store of ``<16 x bfloat>`` on AVX2) or AVX512-BF16's
+``vcvtneps2bf16``, which flushes subnormals to zero; codegen/llvm/expr.py computes
+on it in float32, converting with integer arithmetic. Scalable dtypes
+(``float32xvscalex4``) map to ``<vscale x 4 x float>``, a type llvmlite lacks,
+defined here.
 """
 
 from __future__ import annotations
 
 import functools
 
-import numpy as np
 from llvmlite import ir
 
 from tir import dtype as dt
-from tir.low_precision import round_array
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
@@ -40,24 +42,6 @@ class ScalableVectorType(ir.VectorType):
         if isinstance(value, Splat):
             return f"splat ({value.scalar.type} {value.scalar.get_reference()})"
         return super().format_constant(value)
-
-
-class BFloatType(ir.types._BaseFloatType):
-    """LLVM ``bfloat``; its constants are written as bits, ``0xR3F80`` for 1.0."""
-
-    null = "0xR0000"
-    intrinsic_name = "bf16"
-
-    def __str__(self) -> str:
-        return "bfloat"
-
-    def format_constant(self, value) -> str:
-        # Rounded once from the Python float (a FloatImm is bfloat16 already).
-        bits = int(round_array(np.float64(value), "bfloat16").view(np.uint16))
-        return f"0xR{bits:04X}"
-
-
-BFloatType._create_instance()
 
 
 class _Whole(ir.Constant):
@@ -102,7 +86,7 @@ class Splat:
 _SCALARS = {
     "bool": I1, "int8": I8, "int16": ir.IntType(16), "int32": I32, "int64": I64,
     "uint8": I8, "uint16": ir.IntType(16), "uint32": I32, "uint64": I64,
-    "float16": ir.HalfType(), "bfloat16": BFloatType(), "float32": ir.FloatType(),
+    "float16": ir.HalfType(), "bfloat16": ir.IntType(16), "float32": ir.FloatType(),
     "float64": ir.DoubleType(),
     "handle": PTR,
 }
@@ -155,8 +139,7 @@ def mangle(ty: ir.Type) -> str:
         return f"i{ty.width}"
     if isinstance(ty, ir.PointerType):
         return "p0"
-    names = {ir.HalfType: "f16", BFloatType: "bf16", ir.FloatType: "f32", ir.DoubleType: "f64"}
-    return names[type(ty)]
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(ty)]
 
 
 def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:

@@ -46,6 +46,11 @@ def round_float(value: float, dtype: str) -> float:
     return float(round_array(np.float64(value), dtype))
 
 
+def bfloat16_bits(value: float) -> int:
+    """The 16 bits of ``value`` rounded once to bfloat16."""
+    return int(round_array(np.float64(value), "bfloat16").view(np.uint16))
+
+
 def _to_float32_round_to_odd(values: np.ndarray) -> np.ndarray:
     # Truncate towards zero, then set the last bit when inexact: the float32 keeps
     # 24 bits, far more than bfloat16's 8 + 2, so rounding it again is exact.
@@ -59,4 +64,4 @@ def _to_float32_round_to_odd(values: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
-__all__ = ["numpy_dtype", "round_array", "round_float"]
+__all__ = ["bfloat16_bits", "numpy_dtype", "round_array", "round_float"]

@@ -165,7 +165,7 @@ class CodeGenLLVM(
     def _unpack_scalar(self, dtype: str, arg):
         if dtype == "bool":
             return self.builder.icmp_unsigned("!=", arg, int_constant(I8, 0))
-        if dtype in ("float16", "bfloat16"):
+        if dtype == "float16":  # bfloat16 stays i16, as it is in registers (ir_types)
             return self.builder.bitcast(arg, ir_type(dtype))
         return arg
 

@@ -22,6 +22,7 @@ from llvmlite import ir
 
 from tir import dtype as dt
 from tir.expr import EQ, GE, GT, LE, LT, NE, Add, Div, IntImm, Mod, Mul, Sub
+from tir.low_precision import bfloat16_bits
 
 from ..ir_types import I32, ScalableVectorType, Splat, int_constant, ir_type, undef, zeros
 from .shuffle_tree import shuffle_tree
@@ -92,6 +93,8 @@ class ExprCodegen:
         return int_constant(ir_type(op.dtype), op.value)
 
     def visit_float_imm(self, op):
+        if op.dtype == "bfloat16":  # its bits (ir_types): the value is bfloat16 already
+            return ir.Constant(ir_type(op.dtype), bfloat16_bits(op.value))
         return ir.Constant(ir_type(op.dtype), op.value)
 
     def visit_string_imm(self, op):
@@ -283,24 +286,25 @@ class ExprCodegen:
             value = self._to_float_round_to_odd(value)
         return self._float_to_bfloat16(value, d)
 
-    # bfloat -> float: the bits shifted up, exactly what fpext means, but written so that
-    # LLVM cannot narrow the float32 operation on it back to a `bfloat` one (it does,
-    # after an fpext: minimum(fpext a, fpext b) -> fpext(minimum.bf16(a, b))), whose x86
+    # bfloat16 (its bits, an i16: see ir_types) -> float: the bits shifted up. An fpext
+    # from LLVM's `bfloat` would let LLVM narrow the float32 operation on it back to a
+    # `bfloat` one (minimum(fpext a, fpext b) -> fpext(minimum.bf16(a, b))), whose x86
     # lowering rounds with vcvtneps2bf16 and so flushes subnormals to zero.
-    #   %f = bitcast (shl (zext (bitcast bfloat %h to i16) to i32), 16) to float
+    #   %f = bitcast (shl (zext i16 %h to i32), 16) to float
     def _bfloat16_to_float(self, value, s: dt.DataType):
         b = self.builder
         i32 = ir_type(str(dt.DataType(dt.INT, 32, s.lanes, s.is_scalable)))
         i16 = ir_type(str(dt.DataType(dt.INT, 16, s.lanes, s.is_scalable)))
-        bits = b.zext(b.bitcast(value, i16), i32)
+        bits = b.zext(b.bitcast(value, i16), i32)  # the bitcast is i16 to i16: a no-op
         return b.bitcast(b.shl(bits, splat_constant(i32, 16)), ir_type(float32_like(str(s))))
 
-    # float -> bfloat, to nearest even in integer arithmetic: a plain fptrunc becomes
-    # AVX512-BF16's vcvtneps2bf16 where the CPU has it, which flushes subnormals to zero.
+    # float -> bfloat16, to nearest even in integer arithmetic: an fptrunc to `bfloat`
+    # becomes AVX512-BF16's vcvtneps2bf16 where the CPU has it, which flushes subnormals
+    # to zero, and a call of libgcc's __truncsfbf2 where it has not.
     #   %b = bitcast float %f to i32
     #   %r = add %b, 0x7FFF + ((%b >> 16) & 1)   ; a carry into bit 16 rounds up
     #   %t = select (fcmp uno %f, %f), (%b | 0x400000), %r   ; NaN stays NaN, quiet
-    #   %h = bitcast (trunc (lshr %t, 16) to i16) to bfloat
+    #   %h = trunc (lshr %t, 16) to i16
     def _float_to_bfloat16(self, value, d: dt.DataType):
         b = self.builder
         i32 = ir_type(str(dt.DataType(dt.INT, 32, d.lanes, d.is_scalable)))

@@ -22,7 +22,7 @@ import numpy as np
 
 from target.target import Target
 from tir.function import PrimFunc
-from tir.low_precision import round_array
+from tir.low_precision import bfloat16_bits
 
 from . import metadata as meta
 from . import parallel
@@ -55,13 +55,8 @@ def _half_bits(value: float) -> int:
     return int(np.float16(value).view(np.uint16))
 
 
-def _bfloat16_bits(value: float) -> int:
-    # The value is checked already: rounded once to bfloat16, so this is exact.
-    return int(round_array(np.float64(value), "bfloat16").view(np.uint16))
-
-
 #: How a checked Python value becomes a ctypes argument, by native dtype.
-_CONVERT = {"handle": _address, "float16": _half_bits, "bfloat16": _bfloat16_bits, "bool": int}
+_CONVERT = {"handle": _address, "float16": _half_bits, "bfloat16": bfloat16_bits, "bool": int}
 
 
 class PackedFunction:

@@ -328,8 +328,9 @@ class ExprCodegen:
         b = self.builder
         ty = value.type
         lanes = ty.count if isinstance(ty, ir.VectorType) else 0
-        f32 = ir.FloatType() if not lanes else ir.VectorType(ir.FloatType(), lanes)
-        i32 = I32 if not lanes else ir.VectorType(I32, lanes)
+        vector = type(ty) if lanes else None  # fixed or scalable, as the value is
+        f32 = ir.FloatType() if not lanes else vector(ir.FloatType(), lanes)
+        i32 = I32 if not lanes else vector(I32, lanes)
         f = b.fptrunc(value, f32)
         back = b.fpext(f, ty)
         fabs = self.call_float_intrinsic

@@ -12,8 +12,10 @@ float-to-int casts out of range. Narrow integers (8/16 bits) wrap around.
 float16 and bfloat16 operations compute in float32 and round once to their type:
 ``half`` arithmetic as LLVM promotes it, ``bfloat`` explicitly (widened to float,
 the operation, rounded back, both conversions in integer arithmetic), so the code
-never depends on how a target legalizes ``bfloat``. Neither fuses a multiply and
-an add (``contract``): that would round once where the TIR rounds twice.
+never depends on how a target legalizes ``bfloat``. float16 fuses a multiply and an
+add (``contract``, rounding once where the TIR rounds twice) only under
+``codegen.llvm.fp_contract``, as float32 and float64 do (on by default; strict
+builds turn it off); bfloat16 never does, its rounding being integer code.
 """
 
 from __future__ import annotations
@@ -127,8 +129,7 @@ class ExprCodegen:
         a, b = self.visit_expr(op.a), self.visit_expr(op.b)
         t = dt.DataType(op.dtype)
         if t.is_float:
-            contractible = floating in _CONTRACTIBLE and t.bits > 16
-            flags = self.arith_fmf if contractible else self.fmf
+            flags = self.arith_fmf if floating in _CONTRACTIBLE else self.fmf
             emit = getattr(self.builder, floating)
             return self.in_bf16_float32(op.dtype, [a, b], lambda xs: emit(*xs, flags=flags))
         name = signed if t.is_int else unsigned

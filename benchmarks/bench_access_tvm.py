@@ -116,7 +116,7 @@ def main() -> None:
     dev = tvm.cpu()
     funcs = kernels(n, lanes)
     runners, ready = {}, {}
-    for name in config["kernels"]:
+    for name in (k for k in config["kernels"] if k in funcs):  # others: not written here
         try:
             entry = tvm.compile(funcs[name], target=target)["main"]
             args = common.arrays(name, n)

@@ -1,0 +1,69 @@
+"""The contraction rule's register tiles, every vector width: the same numbers as the serial matmul.
+
+A tile ``mr x nv`` keeps ``mr * nv`` vector accumulators; ``nv = 3`` (not a power of two) is
+split into register-wide vectors, which these tests check along with the results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import codegen
+from tir.schedule import tree
+from tir.stmt import ForKind
+from tirlite import meta_schedule as ms
+from tirlite.meta_schedule.rules import contraction
+from tirlite.meta_schedule.testing import te_workload as W
+
+AVX2 = "llvm -mcpu=znver3"
+TARGETS = ["llvm"] + ([AVX2] if not codegen.Target(AVX2).missing_host_features else [])
+TILES = [(4, 1), (4, 2), (4, 3), (6, 2), (3, 3), (2, 4), (1, 3)]
+
+
+def _schedule(func, tile, target, monkeypatch):
+    monkeypatch.setattr(contraction, "default_register_tile",
+                        lambda tiles, lanes, extents=None: tiles.index(tile))
+    return ms.apply_default_schedule(func, target=target)
+
+
+def _vector_extents(func):
+    loops = []
+    for r in tree.blocks(func):
+        loops += tree.loops_above(func, r)
+    return {lp.extent.value for lp in loops if lp.kind == ForKind.VECTORIZED}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("tile", TILES)
+def test_tile_matches_numpy_and_the_unscheduled_function(tile, target, monkeypatch):
+    lanes = codegen.Target(target).vector_width_bits // 32
+    mr, nv = tile
+    if mr * nv + nv + 1 > codegen.Target(target).vector_registers:
+        pytest.skip(f"{mr} x {nv} does not fit {target}'s registers")
+    # two whole tiles and a partial one along each axis, so the peeled tails run too
+    m, n, k = 2 * mr + 1, 2 * nv * lanes + lanes, 13
+    func = W.matmul(m, n, k)
+    scheduled = _schedule(func, tile, target, monkeypatch)
+    rng = np.random.default_rng(mr * 10 + nv)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    got, serial = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    codegen.build(scheduled, target)(a, b, got)
+    codegen.build(func, target)(a, b, serial)
+    np.testing.assert_allclose(got, serial, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_three_register_tile_is_vectorized_register_wide(target, monkeypatch):
+    lanes = codegen.Target(target).vector_width_bits // 32
+    scheduled = _schedule(W.matmul(8, 6 * lanes, 16), (4, 3), target, monkeypatch)["main"]
+    assert _vector_extents(scheduled) == {lanes}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_power_of_two_tiles_keep_their_whole_vector(target, monkeypatch):
+    lanes = codegen.Target(target).vector_width_bits // 32
+    scheduled = _schedule(W.matmul(8, 4 * lanes, 16), (2, 4), target, monkeypatch)["main"]
+    assert 4 * lanes in _vector_extents(scheduled)

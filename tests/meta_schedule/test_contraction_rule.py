@@ -67,3 +67,20 @@ def test_power_of_two_tiles_keep_their_whole_vector(target, monkeypatch):
     lanes = codegen.Target(target).vector_width_bits // 32
     scheduled = _schedule(W.matmul(8, 4 * lanes, 16), (2, 4), target, monkeypatch)["main"]
     assert 4 * lanes in _vector_extents(scheduled)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_three_register_tile_with_a_fused_bias_relu(target, monkeypatch):
+    """The conv's bias + ReLU stage is moved under the tile: its vector axis is split too."""
+    lanes = codegen.Target(target).vector_width_bits // 32
+    n, h, w, ci, co = 1, 3, 9, 4, 3 * lanes + lanes
+    func = W.conv2d_nhwc_bias_relu(n, h, w, ci, co)
+    scheduled = _schedule(func, (4, 3), target, monkeypatch)
+    assert _vector_extents(scheduled["main"]) == {lanes}
+    rng = np.random.default_rng(co)
+    args = [rng.uniform(-1, 1, s).astype(np.float32)
+            for s in ((n, h + 2, w + 2, ci), (ci, 3, 3, co), (co,))]
+    got, serial = np.zeros((n, h, w, co), np.float32), np.zeros((n, h, w, co), np.float32)
+    codegen.build(scheduled, target)(*args, got)
+    codegen.build(func, target)(*args, serial)
+    np.testing.assert_allclose(got, serial, rtol=1e-5, atol=1e-5)

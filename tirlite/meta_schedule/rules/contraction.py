@@ -70,7 +70,10 @@ def default_register_tile(tiles: list[tuple[int, int]], lanes: int,
     preferred to one that does not, which is left to the search: on a loaded
     2-core AVX2 host (znver3 target, one thread, interleaved runs) the peeled
     6 x 2 ran matmul 512^3 and 1024^3 6-14% faster than 4 x 2, short of clear
-    on a shared machine, and 12 x 1 and 4 x 3 ran slower (unmeasured elsewhere).
+    on a shared machine, and 12 x 1 ran slower (unmeasured elsewhere). 4 x 3, at
+    a fifth of 4 x 2 while its 24-lane vector was left whole, ran level with or up
+    to 9% above 4 x 2 once split into three ymm vectors (``_vectorize_tile``): within
+    the noise, so it stays a search candidate, not the default.
 
     One vector wide where a vector is 16 lanes (a 64-byte line): on AVX-512
     (znver4) the tuner found 4 x 1 zmm running the 512^3 matmul at 102 GFLOP/s

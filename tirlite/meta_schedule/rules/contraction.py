@@ -4,7 +4,8 @@ The block's loops become, outermost first::
 
     other spatial loops, vec_o, row_o,          <- parallel over the leading ones
       reduction loops (the last split by ku),
-        ku (unrolled), row_i (unrolled), vec_i (vectorized: nv registers)
+        ku (unrolled), row_i (unrolled), vec_i (vectorized: nv registers; split
+                                               into nv register-wide vectors if nv = 3)
 
 so that ``row_i x vec_i`` accumulators (mr x nv vector registers) stay in
 registers over the whole reduction: each step loads nv vectors of the operand
@@ -171,10 +172,10 @@ def _vectorize_tile(sch: Schedule, block: Any, nv: int, lanes: int) -> None:
     """The (row, vec) tile under a block: rows unrolled, the vector axis vectorized.
 
     A vector axis of ``nv`` registers, ``nv`` not a power of two (3), is first split into
-    ``nv`` unrolled register-wide vectors: LLVM widens a <24 x float> to 32 lanes and
-    moved the loop-carried accumulators through the stack lane by lane (vinsertps), which
-    ran the 4 x 3 AVX2 matmul at a fifth of 4 x 2's speed. Powers of two are left whole;
-    LLVM halves those into registers cleanly.
+    ``nv`` unrolled register-wide vectors: LLVM 22's x86 backend legalizes loop-carried
+    <24 x float> accumulators through the stack, lane by lane (some 350 stack accesses and
+    200 vinsertps in the 512^3 matmul), which ran the 4 x 3 AVX2 tile at a fifth of 4 x 2's
+    speed. Powers of two are left whole; LLVM halves those into registers cleanly.
     """
     *rest, vec = sch.get_loops(block)
     split = nv & (nv - 1) != 0

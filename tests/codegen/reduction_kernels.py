@@ -198,6 +198,23 @@ def first_match(dtype: str = "float32", threshold: float = 2.0, index_dtype: str
     return tir.PrimFunc([A, K], ib.get())
 
 
-__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "first_match", "guarded", "max_kernel",
+def flagged_match(dtype: str = "float32", threshold: float = 2.0, n=None) -> tir.PrimFunc:
+    """``if F[0] == 0 and A[i] > threshold: K[0] = i; F[0] = 1``: the first index above the
+    threshold and a raised flag (both untouched unless ``F[0]`` starts at 0); ``(a, k, f)``."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((n,), dtype, "A")
+    K = tir.decl_buffer((1,), "int32", "K")
+    F = tir.decl_buffer((1,), "int32", "F")
+    ib = ir_builder.create()
+    a, k, f = ib.buffer_ptr(A), ib.buffer_ptr(K), ib.buffer_ptr(F)
+    with _loop(ib, n, None) as i:
+        with ib.if_scope(tir.all(f[0] == 0, a[i] > tir.const(threshold, dtype))):
+            k[0] = i
+            f[0] = 1
+    return tir.PrimFunc([A, K, F], ib.get())
+
+
+__all__ = ["COMPARES", "OPS", "argbest", "argmax", "dot", "first_match", "flagged_match",
+           "guarded", "max_kernel",
            "reduction",
            "sum_and_scale", "sum_kernel"]

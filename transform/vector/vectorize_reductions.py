@@ -508,10 +508,13 @@ class _FirstMatchPlan(_Plan):
         first = Call(self.dtype, name, [tree(self.fold, lanes)])
         store = m.index_store
         matched = NE(at, self.none)
-        if m.marker is not None:
-            matched = And(EQ(load_of(store), m.marker), matched)
+        if m.marker is not None:  # the flag form tests the flag, the marker form the index
+            tested = store if m.flag_store is None else m.flag_store
+            matched = And(EQ(load_of(tested), m.marker), matched)
         found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
                             list(store.indices))
+        if m.flag_store is not None:  # the index first, then the flag, as the loop stores them
+            found = SeqStmt([found, m.flag_store])
         return LetStmt(at, first, IfThenElse(matched, found))
 
     def reason(self, why: str) -> str:
@@ -520,9 +523,11 @@ class _FirstMatchPlan(_Plan):
         if m.last:
             return (f"last match {load_of(m.index_store)}: {self.k} x {self.vl} lanes of "
                     f"indices ({why}), the largest stored after the loop")
-        return (f"first match {load_of(m.index_store)} (while it holds "
+        tested = "it" if m.flag_store is None else load_of(m.flag_store)
+        raised = "" if m.flag_store is None else f", then {describe(m.flag_store)}"
+        return (f"first match {load_of(m.index_store)} (while {tested} holds "
                 f"{m.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
-                "the smallest stored after the loop")
+                f"the smallest stored after the loop{raised}")
 
 
 class _ScalablePlan:

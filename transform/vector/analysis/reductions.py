@@ -423,13 +423,17 @@ class Search:
 class FirstMatch:
     """``if k[d] == C and cond(i): k[d] = idx(i)``: the first ``i`` where ``cond`` holds,
     stored only while ``k[d]`` still holds the marker ``C`` (a negative constant); or, with
-    ``last`` (and no marker), ``if cond(i): k[d] = idx(i)``: the last such ``i``."""
+    ``flag_store``, ``if f[e] == C and cond(i): k[d] = idx(i); f[e] = D`` (``D != C``): the
+    first such ``i``, the flag ``f`` raised with it; or, with ``last`` (and no marker),
+    ``if cond(i): k[d] = idx(i)``: the last such ``i``."""
 
     stmt: IfThenElse
     cond: PrimExpr
     marker: PrimExpr | None
     index_store: BufferStore
     last: bool = False
+    #: ``f[e] = D`` of the flag form, the store that ends the search; None otherwise.
+    flag_store: BufferStore | None = None
 
 
 def find_search(loop: For, shared: frozenset = DISTINCT
@@ -468,8 +472,9 @@ def _unshared(found: tuple, loop: For, shared: frozenset) -> tuple:
     search = found[0]
     if search is None:
         return found
-    stores = ([search.index_store] if isinstance(search, FirstMatch)
-              else [x for x in (search.best_store, search.index_store) if x is not None])
+    written = ((search.index_store, search.flag_store) if isinstance(search, FirstMatch)
+               else (search.best_store, search.index_store))
+    stores = [x for x in written if x is not None]
     why = _sharing(loop, stores, shared)
     return found if why is None else (None, f"if {search.stmt.condition}: {why}")
 
@@ -484,6 +489,8 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
         load, marker = marked
         head = f"if {stmt.condition}"
         stores = _top_level(stmt.then_case)
+        if stmt.else_case is None and len(stores) == 2:
+            return _flagged_match(stmt, cond, load, marker, loop, inner)
         if stmt.else_case is not None or len(stores) != 1 \
                 or not isinstance(stores[0], BufferStore) or not _is_own_load(stores[0], load):
             return None, f"{head}: the branch must be exactly the store to {load}, no else"
@@ -499,6 +506,34 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
             return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
         return FirstMatch(stmt, cond, marker, store), None
     return None
+
+
+def _flagged_match(stmt: IfThenElse, cond: PrimExpr, flag: BufferLoad, marker: IntImm,
+                   loop: For, inner: set) -> tuple:
+    """(FirstMatch with a flag, None) or (None, reason) for ``if f[e] == C and cond(i):``
+    with a branch of two stores, ``k[d] = idx(i)`` and ``f[e] = D``."""
+    head = f"if {stmt.condition}"
+    stores = _top_level(stmt.then_case)
+    raised = [x for x in stores if isinstance(x, BufferStore) and _is_own_load(x, flag)]
+    index = [x for x in stores if isinstance(x, BufferStore) and x not in raised]
+    if len(raised) != 1 or len(index) != 1:
+        return None, f"{head}: the branch must be the store to {flag} and one index store"
+    raised, index = raised[0], index[0]
+    # D == C would leave the search open, so a later match would overwrite the first
+    if not isinstance(raised.value, IntImm) or raised.value.value == marker.value:
+        return None, f"{head}: {describe(raised)} must store a constant other than {marker}"
+    if not _is_index_of(index.value, loop.loop_var):
+        return None, f"{head}: {describe(index)} does not store the loop var"
+    if index.buffer.data in inner or uses_any_var(index.indices, inner) \
+            or _has_load(index.indices):
+        return None, f"{head}: {describe(index)} does not store to one fixed element"
+    if calls(cond, "tir.call_extern"):
+        return None, f"{head}: {cond} calls an extern function"
+    if _occurrences(loop.body, flag.buffer.data) != (1, 1) \
+            or _occurrences(loop.body, index.buffer.data) != (0, 1):
+        return None, (f"{head}: another access in the loop also accesses "
+                      f"{flag.buffer.name} or {index.buffer.name}")
+    return FirstMatch(stmt, cond, marker, index, flag_store=raised), None
 
 
 def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:

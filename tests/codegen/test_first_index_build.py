@@ -37,7 +37,7 @@ def cases(n, rng):
 def test_flagged_first_match_matches_serial_and_interpreter(dtype):
     func = flagged_match(dtype, 2)
     mods = [build(func), build(func, SERIAL), build(func, target="interp")]
-    assert "vectorized: first match K[0] (while F[0] holds 0)" in str(mods[0].remarks[0])
+    assert "vectorized: first match K[0] (while F[0] == 0)" in str(mods[0].remarks[0])
     rng = np.random.default_rng(29)
     for n in sorted({0, 1, 2, LANES - 1, LANES, LANES + 1, 1000}):
         for data in cases(n, rng):
@@ -73,8 +73,51 @@ def _flag_kept_open(raise_to: int) -> tir.PrimFunc:
 def test_a_flag_that_stays_down_is_refused_with_a_remark():
     mod = build(_flag_kept_open(0))
     text = " ".join(" ".join(str(r) for r in mod.remarks).split())  # the remark wraps
-    assert "F[0] = 0 must store a constant other than 0" in text
+    assert "F[0] = 0 must store a constant failing F[0] == 0" in text
     a = np.array([3, 1, 3, 3], "float32")
     k, f = np.array([-1], "int32"), np.array([0], "int32")
     mod["main"](a, k, f)
     assert (k[0], f[0]) == (3, 0)  # the serial loop's answer: the last match
+
+
+#: the sentinel forms: the guard on K[0] and the remark's words for it
+SENTINELS = {"k == n": (lambda k, n: k == n, "(while K[0] == n)"),
+             "k < 0": (lambda k, n: k < 0, "(while K[0] < 0)")}
+
+
+def sentinel_match(dtype: str, guard) -> tir.PrimFunc:
+    """``if guard(K[0], n) and A[i] > 2: K[0] = i``; call as ``(a, k)``."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n,), dtype, "A")
+    K = tir.decl_buffer((1,), "int32", "K")
+    ib = ir_builder.create()
+    a, k = ib.buffer_ptr(A), ib.buffer_ptr(K)
+    with ib.for_range(0, n, "i", kind="vectorize") as i:
+        with ib.if_scope(tir.all(guard(k[0], n), a[i] > tir.const(2, dtype))):
+            k[0] = i
+    return tir.PrimFunc([A, K], ib.get())
+
+
+@pytest.mark.parametrize("form", list(SENTINELS))
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_sentinel_first_match_matches_serial_and_interpreter(dtype, form):
+    guard, words = SENTINELS[form]
+    func = sentinel_match(dtype, guard)
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    assert f"vectorized: first match K[0] {words}" in str(mods[0].remarks[0])
+    rng = np.random.default_rng(31)
+    for n in sorted({0, 1, 2, LANES - 1, LANES, LANES + 1, 1000}):
+        for data in cases(n, rng):
+            a = data.astype(dtype)
+            if dtype == "float32" and n > 1:
+                a[rng.integers(0, n)] = np.nan
+            for k0 in sorted({n, -1, 5}):  # only the sentinel lets the loop store
+                got = []
+                for mod in mods[: 3 if n < 40 else 2]:
+                    k = np.array([k0], "int32")
+                    mod["main"](a.copy(), k)
+                    got.append(int(k[0]))
+                opens = bool(guard(k0, n))
+                hit = a > 2
+                want = int(np.argmax(hit)) if opens and hit.any() else k0
+                assert got == [want] * len(got), (n, k0, got)

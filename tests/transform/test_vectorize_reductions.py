@@ -376,10 +376,19 @@ def test_first_match_recognized(cond):
     assert why_not is None and match.marker.value == -1 and match.index_store.buffer.name == "K"
 
 
+def test_first_match_below_a_bound_recognized():
+    """``k < 0``: every index of a loop from 0 fails it, so the first store ends the search."""
+    match, why_not = find_search(first_loop(lambda x, k: tir.all(k < 0, x > 2.0)).body)
+    assert why_not is None and str(match.guard) == "K[0] < 0"
+
+
 FIRST_REFUSED = [
-    ("marker 0", dict(cond=lambda x, k: tir.all(k == 0, x > 2.0)), "may equal the marker 0"),
+    ("marker 0", dict(cond=lambda x, k: tir.all(k == 0, x > 2.0)),
+     "a stored index may pass the test K[0] == 0"),
     ("negative start", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0), lo=tir.var("lo")),
-     "may equal the marker -1"),
+     "a stored index may pass the test K[0] == -1"),
+    ("k < 1", dict(cond=lambda x, k: tir.all(k < 1, x > 2.0)),
+     "a stored index may pass the test K[0] < 1"),
     ("index + 1", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0),
                        then=lambda i, k: k.__setitem__(0, i + 1)), "does not store the loop var"),
     ("else branch", dict(cond=lambda x, k: tir.all(k == -1, x > 2.0), else_=True),

@@ -508,9 +508,8 @@ class _FirstMatchPlan(_Plan):
         first = Call(self.dtype, name, [tree(self.fold, lanes)])
         store = m.index_store
         matched = NE(at, self.none)
-        if m.marker is not None:  # the flag form tests the flag, the marker form the index
-            tested = store if m.flag_store is None else m.flag_store
-            matched = And(EQ(load_of(tested), m.marker), matched)
+        if m.guard is not None:  # the flag or the index is untouched by the loop: test it now
+            matched = And(m.guard, matched)
         found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
                             list(store.indices))
         if m.flag_store is not None:  # the index first, then the flag, as the loop stores them
@@ -523,10 +522,9 @@ class _FirstMatchPlan(_Plan):
         if m.last:
             return (f"last match {load_of(m.index_store)}: {self.k} x {self.vl} lanes of "
                     f"indices ({why}), the largest stored after the loop")
-        tested = "it" if m.flag_store is None else load_of(m.flag_store)
         raised = "" if m.flag_store is None else f", then {describe(m.flag_store)}"
-        return (f"first match {load_of(m.index_store)} (while {tested} holds "
-                f"{m.marker.value}): {self.k} x {self.vl} lanes of indices ({why}), "
+        return (f"first match {load_of(m.index_store)} (while {m.guard}): "
+                f"{self.k} x {self.vl} lanes of indices ({why}), "
                 f"the smallest stored after the loop{raised}")
 
 

@@ -35,15 +35,16 @@ with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
 and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
 reduced type other than bool. And the first match (a ``FirstMatch``)::
 
-    if k[d] == C and cond(i):   # either operand order, either side of the ==
-        k[d] = i                # or a widening cast of i
+    if k[d] == C and cond(i):   # either operand order, either side of the and;
+        k[d] = i                # or k[d] < C; or a widening cast of i
 
-with ``C`` a negative constant and the loop start provably >= 0 (so no index
-stored can equal the marker), no ``else``, ``k`` not accessed elsewhere,
-``cond`` calling no extern function. And the last match (a ``FirstMatch``
-with ``last``): ``if cond(i): k[d] = i`` with ``k`` not read anywhere in the
-body (the loop var only grows, so the largest matching lane is the last). The rewrite lives in
-``transform/vector/vectorize_reductions.py``.
+with ``C`` loop-invariant (a constant such as -1, or ``n``) and every index provably
+failing the test (``i != C`` or ``i >= C``: the loop bounds show it), no ``else``,
+``k`` not accessed elsewhere, ``cond`` calling no extern function; or the flag form,
+``if f[e] == C and cond(i): k[d] = i; f[e] = D`` with ``D`` failing the test. And the
+last match (a ``FirstMatch`` with ``last``): ``if cond(i): k[d] = i`` with ``k`` not read
+anywhere in the body (the loop var only grows, so the largest matching lane is the last).
+The rewrite lives in ``transform/vector/vectorize_reductions.py``.
 """
 
 from __future__ import annotations
@@ -425,7 +426,8 @@ class FirstMatch:
     stored only while ``k[d]`` still holds the marker ``C`` (a negative constant); or, with
     ``flag_store``, ``if f[e] == C and cond(i): k[d] = idx(i); f[e] = D`` (``D != C``): the
     first such ``i``, the flag ``f`` raised with it; or, with ``last`` (and no marker),
-    ``if cond(i): k[d] = idx(i)``: the last such ``i``."""
+    ``if cond(i): k[d] = idx(i)``: the last such ``i``. ``guard`` is the test of the marker
+    (``k[d] == C``, ``k[d] < C``), which stays true until the first store."""
 
     stmt: IfThenElse
     cond: PrimExpr
@@ -434,6 +436,7 @@ class FirstMatch:
     last: bool = False
     #: ``f[e] = D`` of the flag form, the store that ends the search; None otherwise.
     flag_store: BufferStore | None = None
+    guard: PrimExpr | None = None
 
 
 def find_search(loop: For, shared: frozenset = DISTINCT
@@ -486,32 +489,51 @@ def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
         marked = _marker_test(test, inner)
         if marked is None:
             continue
-        load, marker = marked
+        load, marker, guard = marked
         head = f"if {stmt.condition}"
         stores = _top_level(stmt.then_case)
         if stmt.else_case is None and len(stores) == 2:
-            return _flagged_match(stmt, cond, load, marker, loop, inner)
+            return _flagged_match(stmt, cond, marked, loop, inner)
         if stmt.else_case is not None or len(stores) != 1 \
                 or not isinstance(stores[0], BufferStore) or not _is_own_load(stores[0], load):
             return None, f"{head}: the branch must be exactly the store to {load}, no else"
         store = stores[0]
         if not _is_index_of(store.value, loop.loop_var):
             return None, f"{head}: {describe(store)} does not store the loop var"
-        if marker.value >= 0 or not Analyzer().can_prove(loop.min >= 0):
-            return None, f"{head}: an index may equal the marker {marker.value} (needs " \
-                f"{marker.value} < 0 <= the loop start)"
+        if not _fails(guard, loop.loop_var, marker, loop):
+            return None, f"{head}: a stored index may pass the test {guard} (needs every " \
+                "index of the loop's range to fail it, so the first store ends the search)"
         if calls(cond, "tir.call_extern"):
             return None, f"{head}: {cond} calls an extern function"
         if _occurrences(loop.body, load.buffer.data) != (1, 1):  # the test and the store
             return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
-        return FirstMatch(stmt, cond, marker, store), None
+        return FirstMatch(stmt, cond, marker, store, guard=guard), None
     return None
 
 
-def _flagged_match(stmt: IfThenElse, cond: PrimExpr, flag: BufferLoad, marker: IntImm,
-                   loop: For, inner: set) -> tuple:
+def _fails(guard: PrimExpr, value: PrimExpr, marker: PrimExpr, loop: For | None = None) -> bool:
+    """``guard`` (``x == C`` or ``x < C``) is provably false for ``x = value``, ``value``
+    ranging over ``loop``'s indices when ``loop`` is given."""
+    analyzer = Analyzer()
+    if loop is None:
+        return _proved_false(analyzer, guard, value, marker)
+    with analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
+        return _proved_false(analyzer, guard, value, marker)
+
+
+def _proved_false(analyzer: Analyzer, guard: PrimExpr, value: PrimExpr, marker: PrimExpr
+                  ) -> bool:
+    if isinstance(guard, EQ):  # i != n is out of the analyzer's reach, i < n is not
+        return analyzer.can_prove(op.less(value, marker)) \
+            or analyzer.can_prove(op.greater(value, marker))
+    return analyzer.can_prove(op.greater_equal(value, marker))
+
+
+def _flagged_match(stmt: IfThenElse, cond: PrimExpr, marked: tuple, loop: For, inner: set
+                   ) -> tuple:
     """(FirstMatch with a flag, None) or (None, reason) for ``if f[e] == C and cond(i):``
     with a branch of two stores, ``k[d] = idx(i)`` and ``f[e] = D``."""
+    flag, marker, guard = marked
     head = f"if {stmt.condition}"
     stores = _top_level(stmt.then_case)
     raised = [x for x in stores if isinstance(x, BufferStore) and _is_own_load(x, flag)]
@@ -519,9 +541,9 @@ def _flagged_match(stmt: IfThenElse, cond: PrimExpr, flag: BufferLoad, marker: I
     if len(raised) != 1 or len(index) != 1:
         return None, f"{head}: the branch must be the store to {flag} and one index store"
     raised, index = raised[0], index[0]
-    # D == C would leave the search open, so a later match would overwrite the first
-    if not isinstance(raised.value, IntImm) or raised.value.value == marker.value:
-        return None, f"{head}: {describe(raised)} must store a constant other than {marker}"
+    # a D that passes the test would leave the search open: a later match would win
+    if not isinstance(raised.value, IntImm) or not _fails(guard, raised.value, marker):
+        return None, f"{head}: {describe(raised)} must store a constant failing {guard}"
     if not _is_index_of(index.value, loop.loop_var):
         return None, f"{head}: {describe(index)} does not store the loop var"
     if index.buffer.data in inner or uses_any_var(index.indices, inner) \
@@ -533,7 +555,7 @@ def _flagged_match(stmt: IfThenElse, cond: PrimExpr, flag: BufferLoad, marker: I
             or _occurrences(loop.body, index.buffer.data) != (0, 1):
         return None, (f"{head}: another access in the loop also accesses "
                       f"{flag.buffer.name} or {index.buffer.name}")
-    return FirstMatch(stmt, cond, marker, index, flag_store=raised), None
+    return FirstMatch(stmt, cond, marker, index, flag_store=raised, guard=guard), None
 
 
 def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
@@ -557,14 +579,24 @@ def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
 
 
 def _marker_test(e: PrimExpr, inner: set) -> tuple | None:
-    """``(k[d], C)`` when ``e`` is ``k[d] == C`` (either order) with ``d`` fixed in the loop."""
-    if not isinstance(e, EQ):
+    """``(k[d], C, e)`` when ``e`` is ``k[d] == C`` (either order) or ``k[d] < C``, with
+    ``d`` and ``C`` fixed in the loop and integer."""
+    if isinstance(e, EQ):
+        sides = ((e.a, e.b), (e.b, e.a))
+    elif isinstance(e, LT):
+        sides = ((e.a, e.b),)
+    else:
         return None
-    for load, marker in ((e.a, e.b), (e.b, e.a)):
-        if isinstance(load, BufferLoad) and isinstance(marker, IntImm) \
-                and not uses_any_var(load.indices, inner) and not _has_load(load.indices):
-            return load, marker
+    for load, marker in sides:
+        if isinstance(load, BufferLoad) and dt.DataType(load.dtype).is_integer \
+                and _fixed(load.indices, inner) and _fixed([marker], inner):
+            return load, marker, e
     return None
+
+
+def _fixed(exprs, inner: set) -> bool:
+    """No expression of ``exprs`` changes in the loop: no loop-bound var, no load."""
+    return not uses_any_var(exprs, inner) and not _has_load(exprs)
 
 
 _CMPS = {GT, GE, LT, LE}

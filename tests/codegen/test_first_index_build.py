@@ -25,7 +25,7 @@ def cases(n, rng):
     """Data reaching the edges: none, all, first lane, last element, random, with NaN."""
     yield np.ones(n)
     yield np.full(n, 3.0)
-    for at in {0, n - 1, n // 2} if n else ():
+    for at in {0, n - 1, n // 2, max(n - LANES - 1, 0)} if n else ():  # first lane, tail
         a = np.ones(n)
         a[at] = 3.0
         yield a
@@ -121,3 +121,10 @@ def test_sentinel_first_match_matches_serial_and_interpreter(dtype, form):
                 hit = a > 2
                 want = int(np.argmax(hit)) if opens and hit.any() else k0
                 assert got == [want] * len(got), (n, k0, got)
+
+
+def test_first_match_leaves_after_the_first_block_with_a_match():
+    """The blocks run in a ``while`` that tests the lanes; a last match has no early exit."""
+    from reduction_kernels import last_match
+    assert "while " in build(flagged_match("float32", 2)).get_source("tir")
+    assert "while " not in build(last_match("float32", 2)).get_source("tir")

@@ -38,7 +38,9 @@ stored unless no lane was ever updated. A NaN compares false, so it is never
 taken, as in the serial loop; a NaN start is never replaced. A first match
 (``if K[0] == -1 and cond(i): K[0] = i``) keeps per lane the smallest ``i``
 where ``cond`` holds, and stores the smallest lane if ``K[0]`` still holds
-the marker after the loop.
+the marker after the loop (or a flag ``F[0]`` its start, then raises it); its
+blocks run in a ``while`` that stops after the first block holding a match:
+the lanes of later blocks could only hold larger indices.
 
 A reduction inside ``if``s (a conditional reduction) keeps its ``if`` around
 the accumulator update; ``IfConvertVectorLoops`` then masks it per lane.
@@ -88,7 +90,7 @@ from tir.expr_vector import Broadcast, Ramp
 from tir.function import IRModule, PrimFunc
 from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
 from tir.node import replace
-from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
+from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt, While
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
@@ -264,7 +266,7 @@ class _Plan:
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
         chunks = [self._vector(op.add(op.mul(outer, self.const(block)), self.const(c * vl)),
                                chunk_table(c)) for c in range(self.k)]
-        parts = [*inits, serial_loop(outer, full, SeqStmt.flatten(chunks))]
+        parts = [*inits, self._main_loop(outer, full, SeqStmt.flatten(chunks))]
         if self.k > 1:
             rest = Var(f"{self.loop.loop_var.name}_rest", self.dtype)
             steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
@@ -275,6 +277,10 @@ class _Plan:
         for buf in buffers:
             body = allocate(buf, body)
         return body
+
+    def _main_loop(self, outer: Var, full: PrimExpr, body: Stmt) -> Stmt | None:
+        """``for outer in range(full): body``, the loop over whole blocks."""
+        return serial_loop(outer, full, body)
 
     def _lanes(self, chunk: int) -> Ramp:
         """The lanes of accumulator ``chunk``: ``Ramp(chunk*VL, 1, VL)``."""
@@ -483,11 +489,33 @@ class _FirstMatchPlan(_Plan):
         """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
         stored if ``k[d]`` still holds the marker and some lane matched."""
         where = local_buffer(f"{self.match.index_store.buffer.name}_lanes", self.dtype,
-                       self.k * self.vl)
+                             self.k * self.vl)
+        self.where = where  # _main_loop's exit test reads it
         inits = [BufferStore(where, Broadcast(self.none, self.vl), [self._lanes(c)])
                  for c in range(self.k)]
         return self.blocked(inits, lambda c: self._update(where, c), [self._combine(where)],
                             [where])
+
+    def _main_loop(self, outer: Var, full: PrimExpr, body: Stmt) -> Stmt | None:
+        """The blocks in ``while next < full and no lane matched``: the early exit of a
+        first match (a last match needs every block)."""
+        if self.match.last or (isinstance(full, IntImm) and full.value == 0):
+            return super()._main_loop(outer, full, body)
+        pos = local_buffer(f"{outer.name}_next", self.dtype, 1)
+        at = [op.const(0, "int32")]
+        now = BufferLoad(pos, at)
+        lanes = [BufferLoad(self.where, [self._lanes(c)]) for c in range(self.k)]
+        smallest = Call(self.dtype, "tir.vector_reduce_min", [tree(Min, lanes)])
+        running = And(op.less(now, full), EQ(smallest, self.none))
+        # The bound checker knows nothing of a value read from memory: the if tells it that
+        # outer is a block in range, as the for's bounds did (two compares per block), in
+        # the form it proves accesses from: (outer + 1) * block <= count, not outer < full.
+        block = self.const(self.k * self.vl)
+        ends = op.mul(op.add(outer, self.const(1)), block)
+        inside = And(op.greater_equal(outer, self.const(0)), op.less_equal(ends, self.count))
+        step = SeqStmt([LetStmt(outer, now, IfThenElse(inside, body)),
+                        BufferStore(pos, op.add(now, self.const(1)), at)])
+        return allocate(pos, SeqStmt([BufferStore(pos, self.const(0), at), While(running, step)]))
 
     def _update(self, where, chunk: int):
         m = self.match
@@ -524,8 +552,8 @@ class _FirstMatchPlan(_Plan):
                     f"indices ({why}), the largest stored after the loop")
         raised = "" if m.flag_store is None else f", then {describe(m.flag_store)}"
         return (f"first match {load_of(m.index_store)} (while {m.guard}): "
-                f"{self.k} x {self.vl} lanes of indices ({why}), "
-                f"the smallest stored after the loop{raised}")
+                f"{self.k} x {self.vl} lanes of indices ({why}), leaving after the first "
+                f"block with a match, the smallest stored after the loop{raised}")
 
 
 class _ScalablePlan:

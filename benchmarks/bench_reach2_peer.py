@@ -26,6 +26,8 @@ def cases(n: int) -> dict:
     a = rng.standard_normal(n).astype(F32)
     ai = rng.integers(-100, 100, n).astype(I32)
     a5 = a[: n // 5 * 5].reshape(-1, 5)
+    late = np.minimum(a, 1.5)  # one match, three quarters in: what an early exit skips
+    late[3 * n // 4] = 3.0
 
     def close(x, want, scale):
         # float32 partial sums of 2^24 positive terms drift by ~1e-4 (32 partials on AVX2)
@@ -36,6 +38,8 @@ def cases(n: int) -> dict:
                         lambda o: o[0][0] == a.max()),
         "last match": ([a], [np.full(1, -1, I32)], lambda: n - 1 - np.argmax((a > 2)[::-1]),
                        lambda o: o[0][0] == np.flatnonzero(a > 2)[-1]),
+        "first match": ([late], [np.full(1, -1, I32), np.zeros(1, I32)], lambda: _first(late),
+                        lambda o: o[0][0] == 3 * n // 4 and o[1][0] == 1),
         "moments": ([a], [np.zeros(2, F32)], lambda: (a.sum(), np.dot(a, a)),
                     lambda o: close(o[0][0], a.sum(dtype=np.float64), np.abs(a).sum())
                     and close(o[0][1], np.dot(a.astype(np.float64), a), np.dot(a, a))),
@@ -47,6 +51,12 @@ def cases(n: int) -> dict:
                            lambda o: np.allclose(o[0][1:], np.cumsum(a, dtype=np.float64),
                                                  atol=1e-3 * np.abs(a).sum() ** 0.5 + 1e-3)),
     }
+
+
+def _first(a) -> int:
+    """NumPy's first index above 2, -1 when none (argmax alone would say 0)."""
+    hit = a > 2
+    return int(np.argmax(hit)) if hit.any() else -1
 
 
 def numba_kernels() -> dict:
@@ -66,6 +76,16 @@ def numba_kernels() -> dict:
             if a[i] > 2.0:
                 k[0] = i
 
+    @plain
+    def first_match(a, k, f):  # the tirlite loop as written: a flag, no break
+        # every timed call starts with the flag down, as the first one did: with it up
+        # LLVM unswitches the loop into nothing
+        k[0], f[0] = -1, 0
+        for i in range(a.shape[0]):
+            if f[0] == 0 and a[i] > 2.0:
+                k[0] = i
+                f[0] = 1
+
     @fast
     def moments(a, s):
         for i in range(a.shape[0]):
@@ -82,7 +102,8 @@ def numba_kernels() -> dict:
         for i in range(a.shape[0]):
             b[i + 1] = b[i] + a[i]
 
-    return {"guarded max": guarded_max, "last match": last_match, "moments": moments,
+    return {"guarded max": guarded_max, "last match": last_match, "first match": first_match,
+            "moments": moments,
             "unrolled sum": unrolled, "cumsum int32": prefix, "cumsum float32": prefix}
 
 

@@ -128,3 +128,39 @@ def test_first_match_leaves_after_the_first_block_with_a_match():
     from reduction_kernels import last_match
     assert "while " in build(flagged_match("float32", 2)).get_source("tir")
     assert "while " not in build(last_match("float32", 2)).get_source("tir")
+
+
+def _gathered_match() -> tir.PrimFunc:
+    """``if F[0] == 0 and A[C[i]] > 2: K[0] = i; F[0] = 1``: a load not provably in bounds."""
+    n = tir.size_var("n")
+    A, C = tir.decl_buffer((n,), "float32", "A"), tir.decl_buffer((n,), "int32", "C")
+    K, F = tir.decl_buffer((1,), "int32", "K"), tir.decl_buffer((1,), "int32", "F")
+    ib = ir_builder.create()
+    a, c, k, f = (ib.buffer_ptr(b) for b in (A, C, K, F))
+    with ib.for_range(0, n, "i", kind="vectorize") as i:
+        with ib.if_scope(tir.all(f[0] == 0, a[c[i]] > tir.const(2.0, "float32"))):
+            k[0] = i
+            f[0] = 1
+    return tir.PrimFunc([A, C, K, F], ib.get())
+
+
+def test_a_load_not_proven_in_bounds_keeps_every_block():
+    """The serial loop evaluates A[C[i]] past the match too (its bound check may fail
+    there), so the vector loop runs every block: vectorized, without the early exit."""
+    func = _gathered_match()
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    text = " ".join(str(mods[0].remarks[0]).split())
+    assert "no early exit: A[C[i]] is not provably in bounds" in text
+    assert "while " not in mods[0].get_source("tir")
+    rng = np.random.default_rng(37)
+    for n in sorted({0, 1, LANES - 1, LANES + 1, 1000}):
+        a = np.where(rng.random(n) < 0.02, 3.0, 1.0).astype("float32")
+        c = rng.integers(0, max(n, 1), n).astype("int32")
+        got = []
+        for mod in mods[: 3 if n < 40 else 2]:
+            k, f = np.array([-1], "int32"), np.array([0], "int32")
+            mod["main"](a, c, k, f)
+            got.append((int(k[0]), int(f[0])))
+        hit = a[c] > 2
+        want = (int(np.argmax(hit)), 1) if hit.any() else (-1, 0)
+        assert got == [want] * len(got), (n, got)

@@ -96,6 +96,7 @@ from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark, note_body_copy, note_loop_copy
 from .analysis.aliasing import DISTINCT, shared_memory
+from .analysis.early_exit import early_exit_problem
 from .analysis.reductions import (
     FirstMatch,
     Reduction,
@@ -484,6 +485,9 @@ class _FirstMatchPlan(_Plan):
         # no match in this lane: beyond every index on the side the fold ignores
         self.none = op.min_value(self.dtype) if match.last else op.max_value(self.dtype)
         self.fold = Max if match.last else Min
+        #: why the blocks may not stop at the first match (None: they may); a last match
+        #: needs every block, so it has no such question
+        self.no_exit = None if match.last else early_exit_problem(match.cond, loop)
 
     def rewrite(self) -> Stmt:
         """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
@@ -499,7 +503,7 @@ class _FirstMatchPlan(_Plan):
     def _main_loop(self, outer: Var, full: PrimExpr, body: Stmt) -> Stmt | None:
         """The blocks in ``while next < full and no lane matched``: the early exit of a
         first match (a last match needs every block)."""
-        if self.match.last or (isinstance(full, IntImm) and full.value == 0):
+        if self.match.last or self.no_exit or (isinstance(full, IntImm) and full.value == 0):
             return super()._main_loop(outer, full, body)
         pos = local_buffer(f"{outer.name}_next", self.dtype, 1)
         at = [op.const(0, "int32")]
@@ -551,9 +555,11 @@ class _FirstMatchPlan(_Plan):
             return (f"last match {load_of(m.index_store)}: {self.k} x {self.vl} lanes of "
                     f"indices ({why}), the largest stored after the loop")
         raised = "" if m.flag_store is None else f", then {describe(m.flag_store)}"
+        leaving = ("leaving after the first block with a match" if self.no_exit is None
+                   else f"every block run (no early exit: {self.no_exit})")
         return (f"first match {load_of(m.index_store)} (while {m.guard}): "
-                f"{self.k} x {self.vl} lanes of indices ({why}), leaving after the first "
-                f"block with a match, the smallest stored after the loop{raised}")
+                f"{self.k} x {self.vl} lanes of indices ({why}), {leaving}, "
+                f"the smallest stored after the loop{raised}")
 
 
 class _ScalablePlan:

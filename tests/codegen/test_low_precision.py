@@ -16,10 +16,10 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from strict_builds import llvm_scalar_strict, llvm_strict
 
 import codegen
 import tir
-import transform
 from codegen.interp.backend import build_interpreter
 from tir import op_fold
 from tir.low_precision import numpy_dtype, round_array
@@ -29,7 +29,6 @@ DTYPES = ["float16", "bfloat16"]
 LANES = codegen.Target("llvm").vector_width_bits // 16
 #: Sizes around the vector length: empty, one lane, a tail, whole vectors, a long tail.
 SIZES = [0, 1, LANES - 1, LANES, 2 * LANES + 3, 1003]
-STRICT = {"codegen.llvm.fp_contract": False}
 NAN, INF = float("nan"), float("inf")
 
 
@@ -105,14 +104,7 @@ def _map(dtype: str, out_dtype: str, arity: int, make):
     return tir.PrimFunc([*ins, out], ib.get())
 
 
-def _llvm(func):
-    with transform.PassContext(config=STRICT):
-        return codegen.build(func, target="llvm")
-
-
-def _llvm_scalar(func):
-    with transform.PassContext(config={**STRICT, "tir.disable_vectorize": True}):
-        return codegen.build(func, target="llvm")
+_llvm, _llvm_scalar = llvm_strict, llvm_scalar_strict
 
 
 def _interp_lowered(func):

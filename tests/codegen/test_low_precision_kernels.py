@@ -11,9 +11,8 @@ only at the end, so it is compared within a few ulps of the type.
 import numpy as np
 import pytest
 from kernels import KERNELS
+from strict_builds import llvm_scalar_strict, llvm_strict
 
-import codegen
-import transform
 from codegen.interp.backend import build_interpreter
 from tir import script
 from tir.low_precision import numpy_dtype, round_array
@@ -24,7 +23,6 @@ KEEP_FLOAT32 = {"reinterpret_bits"}
 #: Relative error of the NumPy comparison, a few ulps of the type (sums of 9 products
 #: in conv3x3 round 17 times).
 RTOL = {"float16": 2.0 ** -7, "bfloat16": 2.0 ** -4}
-STRICT = {"codegen.llvm.fp_contract": False}
 
 
 def _float32_kernels() -> list[str]:
@@ -60,14 +58,7 @@ def _run(build, func, args: tuple) -> tuple:
     return args
 
 
-def _llvm(func):
-    with transform.PassContext(config=STRICT):
-        return codegen.build(func, target="llvm")
-
-
-def _llvm_scalar(func):
-    with transform.PassContext(config={**STRICT, "tir.disable_vectorize": True}):
-        return codegen.build(func, target="llvm")
+_llvm, _llvm_scalar = llvm_strict, llvm_scalar_strict
 
 
 def _same(got: np.ndarray, want: np.ndarray, what: str) -> None:

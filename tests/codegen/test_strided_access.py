@@ -415,6 +415,43 @@ def test_transpose_with_a_symbolic_row_length_uses_row_loads():
         _assert_all_equal(results, x.T)
 
 
+def _tiled_transpose(t: int, dtype: str = "float32") -> tir.PrimFunc:
+    """``B[ro*t + r, co*t + c] = A[co*t + c, ro*t + r]`` over t x t tiles, r and c vectorized."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n, n), dtype, name="A")
+    B = tir.decl_buffer((n, n), dtype, name="B")
+    ib = ir_builder.create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    with (
+        ib.for_range(0, n // t, name="ro") as ro,
+        ib.for_range(0, n // t, name="co") as co,
+        ib.for_range(0, t, name="r", kind="vectorize") as r,
+        ib.for_range(0, t, name="c", kind="vectorize") as c,
+    ):
+        b[ro * t + r, co * t + c] = a[co * t + c, ro * t + r]
+    return tir.PrimFunc([A, B], ib.get())
+
+
+# A tile of VL rows of one register each is merged even past MAX_VECTORS registers
+# (8 x 8 float32 on AVX2, 8 x 8 float64 on AVX-512): one shuffle network, not 8 columns
+# read lane by lane.
+@pytest.mark.parametrize("target, dtype", [("llvm -mcpu=znver3", "float32"),
+                                           ("llvm -mcpu=haswell", "float32"),
+                                           ("llvm", "float64")])
+def test_a_register_square_transpose_tile_is_one_network(target, dtype):
+    t = codegen.Target(target).vector_width_bits // (8 * np.dtype(dtype).itemsize)
+    if t > 2 * MAX_VECTORS:
+        t = 2 * MAX_VECTORS  # wider registers: the rule's limit
+    func = _tiled_transpose(t, dtype)
+    mod = codegen.build(func, target)
+    assert_no_lane_by_lane_access(mod.get_source("ll"))
+    for size in (0, t, 3 * t):
+        x = np.random.default_rng(size).standard_normal((size, size)).astype(dtype)
+        y = np.zeros_like(x)
+        mod(x, y)
+        np.testing.assert_array_equal(y, x.T)
+
+
 # An AVX2 target runs on every host these tests are for (x86-64 with AVX2 or AVX-512):
 # 256-bit registers, masked chunk ends for 32/64-bit elements, slid-back chunks for
 # 8/16-bit ones (vmaskmov has no byte form).

@@ -394,19 +394,7 @@ def test_transpose_with_a_symbolic_row_length_uses_row_loads():
     """B[r, c] = A[c, r] over n x n with n a runtime value: lane offsets (t*ro + r) * n + ...
     group by row (r * n differs per row), each row t contiguous elements (t = TILE)."""
     t = TILE
-    n = tir.size_var("n")
-    A = tir.decl_buffer((n, n), "float32", name="A")
-    B = tir.decl_buffer((n, n), "float32", name="B")
-    ib = ir_builder.create()
-    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
-    with (
-        ib.for_range(0, n // t, name="ro") as ro,
-        ib.for_range(0, n // t, name="co") as co,
-        ib.for_range(0, t, name="r", kind="vectorize") as r,
-        ib.for_range(0, t, name="c", kind="vectorize") as c,
-    ):
-        b[ro * t + r, co * t + c] = a[co * t + c, ro * t + r]
-    func = tir.PrimFunc([A, B], ib.get())
+    func = _tiled_transpose(t)
     mod = codegen.build(func)
     assert_no_lane_by_lane_access(mod.get_source("ll"))
     for size in (0, t, 3 * t, 5 * t):

@@ -32,6 +32,23 @@ def _vector_op(ty: str, op: str, attrs: str = "") -> str:
             f"  %b = {op} {ty} %a, %a\n  store {ty} %b, ptr %p\n  ret void\n}}\n")
 
 
+def _pair_dot(n: int, attrs: str = "") -> str:
+    """``c += a[even] * b[even] + a[odd] * b[odd]`` on ``2n`` int16 lanes into ``n`` int32."""
+    even = ", ".join(f"i32 {2 * i}" for i in range(n))
+    odd = ", ".join(f"i32 {2 * i + 1}" for i in range(n))
+    h, v = f"<{2 * n} x i16>", f"<{n} x i32>"
+    lines = [f"define void @f(ptr %p, ptr %q, ptr %r) {attrs} {{",
+             f"  %a = load {h}, ptr %p", f"  %b = load {h}, ptr %q", f"  %c = load {v}, ptr %r"]
+    for x in "ab":
+        for part, idx in (("e", even), ("o", odd)):
+            lines += [f"  %{x}{part} = shufflevector {h} %{x}, {h} poison, <{n} x i32> <{idx}>",
+                      f"  %w{x}{part} = sext <{n} x i16> %{x}{part} to {v}"]
+    lines += [f"  %me = mul {v} %wae, %wbe", f"  %mo = mul {v} %wao, %wbo",
+              f"  %s = add {v} %me, %mo", f"  %t = add {v} %s, %c",
+              f"  store {v} %t, ptr %r", "  ret void", "}", ""]
+    return "\n".join(lines)
+
+
 #: feature -> (LLVM IR of a function, a pattern only that feature's code matches).
 PROBES: dict[str, tuple[str, str]] = {
     "sse4.1": (_vector_op("<4 x i32>", "mul"), r"pmulld"),
@@ -60,6 +77,11 @@ PROBES: dict[str, tuple[str, str]] = {
                    "  %b = fptrunc <16 x float> %a to <16 x bfloat>\n"
                    "  store <16 x bfloat> %b, ptr %q\n  ret void\n}\n", r"vcvtneps2bf16"),
     "avx512fp16": (_vector_op("<32 x half>", "fadd", _WIDE), r"vaddph"),
+    # A multiply-add of int16 pairs into int32 becomes vpdpwssd where VNNI exists (and
+    # vpmaddwd + vpaddd elsewhere): EVEX-encoded on zmm with AVX512-VNNI, VEX on ymm with
+    # AVX-VNNI.
+    "avx512vnni": (_pair_dot(16, _WIDE), r"(?<!\{vex\}\t)vpdpwssd\s[^\n]*%zmm"),
+    "avxvnni": (_pair_dot(8), r"\{vex\}\s*vpdpwssd"),
 }
 
 

@@ -175,6 +175,28 @@ class Target:
             return bool(cpu_features(self.triple, self.mcpu, ",".join(self.mattr)).get("fma"))
         return False
 
+    def has_feature(self, name: str) -> bool:
+        """Whether the target's code may use the instruction-set feature ``name``.
+
+        ``name`` is LLVM's spelling without the sign (``"avx512vnni"``, ``"avxvnni"``,
+        ``"avx512bf16"``, ``"fma"``). A host target answers from the host's features; an
+        explicit ``-mcpu`` from the code LLVM generates for that CPU (for the features
+        ``target.cpu_features`` probes; others count as absent); ``-mattr`` adds to both.
+
+        >>> Target("llvm -mcpu=znver3").has_feature("avx512vnni")   # doctest: +SKIP
+        False
+        """
+        signs = {f[1:]: f[0] == "+" for f in self.mattr if f[:1] in "+-"}
+        if name in signs:
+            return signs[name]
+        if self.options.get("mcpu", "native") == "native":
+            return name in _enabled_features(self.features) if self.is_host else False
+        if self.arch not in ("x86_64", "i386", "i686"):
+            return False
+        from .cpu_features import cpu_features
+
+        return bool(cpu_features(self.triple, self.mcpu, ",".join(self.mattr)).get(name))
+
     @property
     def has_sve(self) -> bool:
         """Whether scalable (SVE) vectors are available (``+sve``, ``+sve2``, ...)."""

@@ -118,7 +118,11 @@ def test_a_cpu_the_machine_cannot_run_is_refused(monkeypatch):
     ("skylake-avx512", {"sse4.1", "popcnt", "bmi2", "avx", "avx2", "fma", "f16c", "avx512f",
                         "avx512bw", "avx512dq", "avx512vl"}),
     ("sapphirerapids", {"sse4.1", "popcnt", "bmi2", "avx", "avx2", "fma", "f16c", "avx512f",
-                        "avx512bw", "avx512dq", "avx512vl", "avx512bf16", "avx512fp16"}),
+                        "avx512bw", "avx512dq", "avx512vl", "avx512bf16", "avx512fp16",
+                        "avx512vnni", "avxvnni"}),
+    ("cascadelake", {"sse4.1", "popcnt", "bmi2", "avx", "avx2", "fma", "f16c", "avx512f",
+                     "avx512bw", "avx512dq", "avx512vl", "avx512vnni"}),
+    ("alderlake", {"sse4.1", "popcnt", "bmi2", "avx", "avx2", "fma", "f16c", "avxvnni"}),
 ])
 def test_cpu_features_read_off_llvm_code(cpu, expected):
     found = cpu_features.cpu_features(TRIPLE, cpu)

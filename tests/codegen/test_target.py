@@ -195,3 +195,23 @@ def test_known_cpus_and_features_come_from_llvm():
     assert "cortex-a72" in Target(AARCH64).known_cpus()
     assert {"sve", "sve2"} <= set(Target(AARCH64).known_features())
     assert "x86-64" in Target(X86_64).known_cpus() and "sve" not in Target(X86_64).known_features()
+
+
+@pytest.mark.parametrize("text, feature, expected", [
+    ("llvm -mcpu=znver3", "avx512vnni", False),
+    ("llvm -mcpu=znver4", "avx512vnni", True),
+    ("llvm -mcpu=alderlake", "avxvnni", True),
+    ("llvm -mcpu=znver3 -mattr=+avxvnni", "avxvnni", True),
+    ("llvm -mcpu=znver4 -mattr=-avx512vnni", "avx512vnni", False),
+    ("llvm -mcpu=haswell", "fma", True),
+    ("llvm -mtriple=aarch64-linux-gnu -mattr=+dotprod", "dotprod", True),
+    ("llvm -mtriple=aarch64-linux-gnu", "dotprod", False),
+])
+def test_has_feature_for_named_cpus_and_mattr(text, feature, expected):
+    assert Target(text).has_feature(feature) is expected
+
+
+def test_has_feature_on_the_host_follows_the_host_features():
+    t = Target("llvm")
+    for name in ("avx2", "avx512f", "avx512vnni"):
+        assert t.has_feature(name) == (f"+{name}" in t.features.split(","))

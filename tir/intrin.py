@@ -34,9 +34,9 @@ INTRINSICS["tir.if_then_else"] = Intrinsic("tir.if_then_else")
 for _name in ("tir.vscale", "tir.get_active_lane_mask"):
     INTRINSICS[_name] = Intrinsic(_name, pure=True, elementwise=False)
 for _name in ("tir.call_extern", "tir.call_pure_extern", "tir.ret", "tir.address_of",
-              "tir.assume", "tir.undef"):
-    INTRINSICS[_name] = Intrinsic(_name, pure=_name == "tir.call_pure_extern",
-                                  elementwise=False)
+              "tir.assume", "tir.undef", "tir.call_llvm_intrin", "tir.call_llvm_pure_intrin"):
+    INTRINSICS[_name] = Intrinsic(_name, pure=_name.startswith("tir.call_pure")
+                                  or _name == "tir.call_llvm_pure_intrin", elementwise=False)
 
 
 def is_elementwise(op: str) -> bool:

@@ -44,6 +44,38 @@ def call_pure_extern(dtype: str, func_name: str, *args: Any) -> Call:
     return Call(dtype, "tir.call_pure_extern", [_string(func_name)] + [convert(a) for a in args])
 
 
+def call_llvm_pure_intrin(dtype: str, name: str, num_signature_args: Any, *args: Any) -> Call:
+    """A call of the LLVM intrinsic ``name`` (``"llvm.x86.avx512.vpdpbusd.512"``) without side
+    effects, as TVM's: ``num_signature_args`` is kept for TVM's spelling and not used (LLVM's
+    declaration comes from the argument and result types). Codegen checks, before LLVM sees
+    it, that the intrinsic exists with these types and that the target can select it."""
+    return Call(dtype, "tir.call_llvm_pure_intrin",
+                [_intrinsic_name(name), convert(num_signature_args)] + [convert(a) for a in args])
+
+
+def call_llvm_intrin(dtype: str, name: str, num_signature_args: Any, *args: Any) -> Call:
+    """As ``call_llvm_pure_intrin``, for an LLVM intrinsic that may have side effects."""
+    return Call(dtype, "tir.call_llvm_intrin",
+                [_intrinsic_name(name), convert(num_signature_args)] + [convert(a) for a in args])
+
+
+def llvm_lookup_intrinsic_id(name: str):
+    """The handle of LLVM intrinsic ``name`` for ``call_llvm_(pure_)intrin``: here its name
+    (TVM looks up a number; tirlite keeps the name, so printed IR stays readable)."""
+    return _intrinsic_name(name)
+
+
+def _intrinsic_name(name: Any):
+    from .expr import StringImm
+
+    if isinstance(name, StringImm):
+        name = name.value
+    if not isinstance(name, str) or not name.startswith("llvm."):
+        raise ValueError(f"call_llvm_intrin: expected an LLVM intrinsic name such as "
+                         f"'llvm.x86.avx512.vpdpbusd.512', got {name!r}")
+    return StringImm(name)
+
+
 def _string(s: str):
     from .expr import StringImm
 
@@ -259,9 +291,9 @@ def sum_of(values: Sequence[Any]) -> PrimExpr:
 
 __all__ = [
     "abs", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "call_extern",
-    "call_intrin", "call_pure_extern", "ceil", "cos", "erf", "exp", "exp10", "exp2", "floor",
-    "fma", "get_active_lane_mask", "if_then_else", "isinf", "isnan", "likely", "log", "log10",
-    "log1p", "log2",
+    "call_intrin", "call_llvm_intrin", "call_llvm_pure_intrin", "call_pure_extern", "ceil", "cos",
+    "erf", "exp", "exp10", "exp2", "floor", "fma", "get_active_lane_mask", "if_then_else",
+    "isinf", "isnan", "likely", "llvm_lookup_intrinsic_id", "log", "log10", "log1p", "log2",
     "nearbyint", "popcount", "pow", "reinterpret", "ret", "round", "rsqrt", "select",
     "shift_left", "shift_right", "sigmoid", "sin", "sqrt", "strip_likely", "sum_of", "tan",
     "tanh", "trunc", "vscale",

@@ -85,7 +85,7 @@ _LOOP_FUNCS = {
 }
 # Calls whose result dtype cannot be read off their arguments print it first.
 _TYPED_CALLS = {"tir.call_extern", "tir.call_pure_extern", "tir.reinterpret",
-                "tir.get_active_lane_mask"}
+                "tir.get_active_lane_mask", "tir.call_llvm_intrin", "tir.call_llvm_pure_intrin"}
 INDENT = "    "
 _SCOPED = (LetStmt, AssertStmt, Allocate)
 # TVMScript's names of block iter var kinds (IterVarType values: DataPar, CommReduce, ...)

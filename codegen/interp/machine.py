@@ -223,6 +223,10 @@ class Machine:
         if special is not None:
             return special(self, e)
         fn = ELEMENTWISE.get(e.op)
+        if fn is None and e.op in ("tir.call_llvm_pure_intrin", "tir.call_llvm_intrin"):
+            raise ValueError(f"interpreter: cannot evaluate the LLVM intrinsic "
+                             f"{e.args[0].value} (it has no reference semantics here; run "
+                             f"the function before tensorize to compare against)")
         if fn is None:
             raise ValueError(f"interpreter: cannot evaluate a call of {e.op!r}")
         return fn(*[self.eval(a) for a in e.args])

@@ -15,6 +15,7 @@ from tir import dtype as dt
 
 from ..ir_types import I32, ScalableVectorType, declare, ir_type, mangle, undef
 from .expr import float32_like, splat_constant, zero
+from .intrinsic_check import check_intrinsic
 
 #: TIR op -> LLVM intrinsic (overloaded on the argument type).
 LLVM_MATH = {
@@ -253,6 +254,24 @@ class IntrinsicCodegen:
         return self.builder.call(fn, args)
 
     intrin_call_pure_extern = intrin_call_extern
+
+    # call_llvm_pure_intrin(name, n, *args): `call <ret> @<name>(<args>)`, declared from the
+    # types at hand. LLVM aborts the process on a wrong declaration or an intrinsic the CPU
+    # lacks, so each distinct call is compiled once in a child process first.
+    def intrin_call_llvm_pure_intrin(self, op):
+        name = op.args[0].value
+        args = [self.visit_expr(a) for a in op.args[2:]]
+        ret = ir_type(op.dtype)
+        types = [a.type for a in args]
+        check_intrinsic(name, str(ret), tuple(str(t) for t in types), self.target)
+        fn = self.module.globals.get(name)
+        wanted = ir.FunctionType(ret, types)
+        if fn is not None and str(fn.function_type) != str(wanted):
+            raise ValueError(f"codegen: the LLVM intrinsic {name} is called with two signatures "
+                             f"in one module: {fn.function_type} and {wanted}")
+        return self.builder.call(fn or ir.Function(self.module, wanted, name), args)
+
+    intrin_call_llvm_intrin = intrin_call_llvm_pure_intrin
 
     # ------------------------------------------------------------ horizontal reductions
 

@@ -511,9 +511,33 @@ def call_pure_extern(*args: Any, dtype: str | None = None) -> PrimExpr:
     return _op.call_pure_extern(dtype, name, *rest)
 
 
-def reinterpret(dtype: str, value: Any) -> PrimExpr:
-    """The bits of ``value`` read as ``dtype`` (a ``Call``, never folded)."""
+def reinterpret(*args: Any, dtype: str | None = None) -> PrimExpr:
+    """The bits of ``value`` read as ``dtype`` (a ``Call``, never folded):
+    ``T.reinterpret("int32", v)`` or, as TVM also accepts, ``T.reinterpret(v, dtype="int32")``."""
+    if dtype is None:
+        dtype, args = args[0], args[1:]
+    (value,) = args
     return Call(_dt.canonical(dtype), "tir.reinterpret", [_op.convert(value)])
+
+
+def call_llvm_pure_intrin(*args: Any, dtype: str | None = None) -> PrimExpr:
+    """A call of an LLVM intrinsic without side effects, as TVM writes it:
+    ``T.call_llvm_pure_intrin("int32x16", "llvm.x86.avx512.vpdpbusd.512", T.uint32(3), c, a,
+    b)`` or ``T.call_llvm_pure_intrin(T.llvm_lookup_intrinsic_id(name), n, *args, dtype=...)``."""
+    dtype, name, rest = _extern_args(args, dtype)
+    return _op.call_llvm_pure_intrin(dtype, name, *rest)
+
+
+def call_llvm_intrin(*args: Any, dtype: str | None = None) -> PrimExpr:
+    """A call of an LLVM intrinsic that may have side effects (arguments as
+    ``call_llvm_pure_intrin``)."""
+    dtype, name, rest = _extern_args(args, dtype)
+    return _op.call_llvm_intrin(dtype, name, *rest)
+
+
+def llvm_lookup_intrinsic_id(name: str) -> PrimExpr:
+    """The handle of an LLVM intrinsic for ``call_llvm_(pure_)intrin`` (its name here)."""
+    return _op.llvm_lookup_intrinsic_id(name)
 
 
 def get_active_lane_mask(dtype: str, base: Any, limit: Any) -> PrimExpr:
@@ -564,7 +588,8 @@ def _intrinsic(name: str) -> Any:
 
 
 _SPECIAL = {"call_extern", "call_pure_extern", "reinterpret", "get_active_lane_mask", "vscale",
-            "assume", "if_then_else", "likely", "address_of"}
+            "assume", "if_then_else", "likely", "address_of", "call_llvm_intrin",
+            "call_llvm_pure_intrin"}
 for _op_name in INTRINSICS:
     _short = _op_name[4:]
     if _short not in _SPECIAL:

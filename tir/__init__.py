@@ -18,7 +18,8 @@ from .node import Node, TVMError
 from .range import Range
 from .op import (
     abs, all, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
-    call_pure_extern, cast, ceil, ceildiv, const, convert, cos, div, erf, exp, exp2, exp10, floor,
+    call_llvm_intrin, call_llvm_pure_intrin, call_pure_extern, llvm_lookup_intrinsic_id,
+    cast, ceil, ceildiv, const, convert, cos, div, erf, exp, exp2, exp10, floor,
     floordiv, floormod, fma, get_active_lane_mask, if_then_else, indexdiv, indexmod, isinf, isnan,
     likely, log, log1p, log2, log10, logical_and, logical_not, logical_or, max, max_value, min,
     min_value, nearbyint, popcount, pow, reinterpret, round, rsqrt, select, shift_left, shift_right,
@@ -34,6 +35,7 @@ from . import ir_builder  # noqa: E402
 from .verify import verify_well_formed  # noqa: E402
 from . import pickling as _pickling  # noqa: E402,F401  (IR nodes pickle: tir/pickling.py)
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError  # noqa: E402
+from .tensor_intrinsic import TensorIntrin  # noqa: E402
 from . import te  # noqa: E402
 from . import script  # noqa: E402  (TVMScript: from tir.script import tir as T)
 from . import testing  # noqa: E402  (CompareBeforeAfter)

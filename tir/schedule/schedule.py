@@ -42,6 +42,7 @@ from .primitives import layout as _layout
 from .primitives import loops as _loops
 from .primitives import reduction as _reduction
 from .primitives import rfactor as _rfactor
+from .primitives import tensorize as _tensorize
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
 
@@ -386,6 +387,31 @@ class Schedule:
         rv = BlockRV(name, self._new_rv("b"))
         self._record("rfactor", (loop,), {"factor_axis": factor_axis}, rv)
         return rv
+
+    # ------------------------------------------------------------ tensorize
+
+    def tensorize(self, block_or_loop: BlockRV | LoopRV, tensor_intrin: str,
+                  preserve_unit_iters: bool = True) -> None:
+        """Replace the loops under ``block_or_loop`` by the tensor intrinsic registered as
+        ``tensor_intrin`` (``tir.TensorIntrin``), as TVM does.
+
+        The loops must compute what the intrinsic's description says, on parts of the
+        program's buffers laid out as the description's (pack them first with
+        ``cache_read`` or ``transform_layout``); a reduction's init must have been moved
+        out with ``decompose_reduction``. They become a block ``<block>_o`` holding the
+        intrinsic's implementation. A mismatch is a ``ScheduleError`` naming the first
+        difference. ``preserve_unit_iters`` is accepted for TVM's signature.
+
+        >>> sch.tensorize(ji, "dot_16x4_vnni")                         # doctest: +SKIP
+        """
+        if not isinstance(tensor_intrin, str):
+            raise TypeError(f"tensorize: name the intrinsic by its registered name (str), got "
+                            f"{type(tensor_intrin).__name__}")
+        target = self._block(block_or_loop) if isinstance(block_or_loop, BlockRV) \
+            else self._loop(block_or_loop)
+        self._apply(_tensorize.tensorize, target, tensor_intrin)
+        self._record("tensorize", (block_or_loop,), {"tensor_intrin": tensor_intrin,
+                                                       "preserve_unit_iters": preserve_unit_iters})
 
     # ------------------------------------------------------------ sampling
 

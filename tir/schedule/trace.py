@@ -41,7 +41,7 @@ INSTRUCTIONS = frozenset({
     "split", "fuse", "reorder", "parallel", "vectorize", "unroll", "annotate", "unannotate",
     "compute_at", "reverse_compute_at", "compute_inline", "reverse_compute_inline",
     "cache_read", "cache_write", "transform_layout", "decompose_reduction", "rfactor",
-    "sample_perfect_tile", "sample_categorical",
+    "tensorize", "sample_perfect_tile", "sample_categorical",
 })
 SAMPLING = frozenset({"sample_perfect_tile", "sample_categorical"})
 # Instructions that return a list: one output prints as ``l0, = ...``.

@@ -1,0 +1,171 @@
+"""x86 tensor intrinsics: uint8 x int8 dot products of 4 into int32 lanes.
+
+Each intrinsic computes, for ``L`` output lanes (16 on AVX-512, 8 on AVX2)::
+
+    C[i] += int32(A[k]) * int32(B[i, k])      for i < L, k < 4
+
+``A`` is 4 uint8 (one row of the left matrix), ``B`` is ``L x 4`` int8 (a
+packed block of the right one), ``C`` is ``L`` int32. Names and desc follow
+TVM's ``tir/tensor_intrin/x86.py``:
+
+- ``dot_16x4_vnni``: one ``vpdpbusd`` on zmm (AVX512-VNNI);
+- ``dot_8x4_avxvnni``: one ``vpdpbusd`` on ymm (AVX-VNNI, VEX-encoded);
+- ``dot_16x4_avx512`` and ``dot_8x4_avx2``: without VNNI, widen both to int16
+  and multiply-add pairs with ``vpmaddwd``, then add the two pair sums.
+
+The fallbacks are exact, unlike TVM's AVX-512 one, which multiplies with
+``vpmaddubsw``: that instruction saturates its int16 pair sums, so 255 * -128
++ 255 * -128 comes out as -32768 (TVM's result is wrong for such inputs).
+Here each product of a uint8 and an int8 fits int16 and ``vpmaddwd`` adds
+pairs of them in int32, so every lane is the exact wrapped int32 sum, as the
+serial loop computes it.
+
+Use the one ``dot_intrin_for(target)`` names: the code of an intrinsic the
+target lacks does not compile (codegen says which intrinsic and why).
+"""
+
+from __future__ import annotations
+
+from ..script import tir as T
+from ..tensor_intrinsic import TensorIntrin
+
+
+@T.prim_func
+def dot_product_16x4_u8i8i32_desc(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((16, 4), "int8", offset_factor=1),
+    C: T.Buffer((16,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        for i in T.serial(0, 16):
+            for k in T.serial(0, 4):
+                with T.block("update"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
+
+
+@T.prim_func
+def dot_product_16x4_u8i8i32_vnni(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((16, 4), "int8", offset_factor=1),
+    C: T.Buffer((16,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        # The 4 bytes of A as one int32, in every lane: vpdpbusd multiplies lane i's
+        # 4 bytes of both operands pairwise and adds the 4 products to C[i].
+        a_all = T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 16)
+        b = T.reinterpret(B.vload([0, 0], "int8x64"), dtype="int32x16")
+        C[T.ramp(0, 1, 16)] = T.call_llvm_pure_intrin(
+            "int32x16", "llvm.x86.avx512.vpdpbusd.512", T.uint32(3),
+            C.vload([0], "int32x16"), a_all, b)
+
+
+@T.prim_func
+def dot_product_16x4_u8i8i32_avx512(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((16, 4), "int8", offset_factor=1),
+    C: T.Buffer((16,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        a_all = T.reinterpret(
+            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 16),
+            dtype="uint8x64")
+        a16 = T.cast(a_all, "int16x64")
+        b16 = T.cast(B.vload([0, 0], "int8x64"), "int16x64")
+        # Lane m of a pair sum is row m // 2's products k = 2(m % 2) and 2(m % 2) + 1:
+        # rows 0-7 from the first 32 bytes, rows 8-15 from the last 32.
+        lo = T.call_llvm_pure_intrin(
+            "int32x16", "llvm.x86.avx512.pmaddw.d.512", T.uint32(2),
+            T.Shuffle([a16], list(range(32))), T.Shuffle([b16], list(range(32))))
+        hi = T.call_llvm_pure_intrin(
+            "int32x16", "llvm.x86.avx512.pmaddw.d.512", T.uint32(2),
+            T.Shuffle([a16], list(range(32, 64))), T.Shuffle([b16], list(range(32, 64))))
+        C[T.ramp(0, 1, 16)] = (C.vload([0], "int32x16")
+                               + T.Shuffle([lo, hi], list(range(0, 32, 2)))
+                               + T.Shuffle([lo, hi], list(range(1, 32, 2))))
+
+
+@T.prim_func
+def dot_product_8x4_u8i8i32_desc(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((8, 4), "int8", offset_factor=1),
+    C: T.Buffer((8,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        for i in T.serial(0, 8):
+            for k in T.serial(0, 4):
+                with T.block("update"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
+
+
+@T.prim_func
+def dot_product_8x4_u8i8i32_avxvnni(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((8, 4), "int8", offset_factor=1),
+    C: T.Buffer((8,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        a_all = T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 8)
+        b = T.reinterpret(B.vload([0, 0], "int8x32"), dtype="int32x8")
+        C[T.ramp(0, 1, 8)] = T.call_llvm_pure_intrin(
+            "int32x8", "llvm.x86.avx512.vpdpbusd.256", T.uint32(3),
+            C.vload([0], "int32x8"), a_all, b)
+
+
+@T.prim_func
+def dot_product_8x4_u8i8i32_avx2(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((8, 4), "int8", offset_factor=1),
+    C: T.Buffer((8,), "int32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        a_all = T.reinterpret(
+            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 8),
+            dtype="uint8x32")
+        a16 = T.cast(a_all, "int16x32")
+        b16 = T.cast(B.vload([0, 0], "int8x32"), "int16x32")
+        lo = T.call_llvm_pure_intrin(
+            "int32x8", "llvm.x86.avx2.pmadd.wd", T.uint32(2),
+            T.Shuffle([a16], list(range(16))), T.Shuffle([b16], list(range(16))))
+        hi = T.call_llvm_pure_intrin(
+            "int32x8", "llvm.x86.avx2.pmadd.wd", T.uint32(2),
+            T.Shuffle([a16], list(range(16, 32))), T.Shuffle([b16], list(range(16, 32))))
+        C[T.ramp(0, 1, 8)] = (C.vload([0], "int32x8")
+                              + T.Shuffle([lo, hi], list(range(0, 16, 2)))
+                              + T.Shuffle([lo, hi], list(range(1, 16, 2))))
+
+
+VNNI_DOT_16x4_INTRIN = "dot_16x4_vnni"
+AVX512_DOT_16x4_INTRIN = "dot_16x4_avx512"
+AVXVNNI_DOT_8x4_INTRIN = "dot_8x4_avxvnni"
+AVX2_DOT_8x4_INTRIN = "dot_8x4_avx2"
+
+TensorIntrin.register(VNNI_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc,
+                      dot_product_16x4_u8i8i32_vnni, override=True)
+TensorIntrin.register(AVX512_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc,
+                      dot_product_16x4_u8i8i32_avx512, override=True)
+TensorIntrin.register(AVXVNNI_DOT_8x4_INTRIN, dot_product_8x4_u8i8i32_desc,
+                      dot_product_8x4_u8i8i32_avxvnni, override=True)
+TensorIntrin.register(AVX2_DOT_8x4_INTRIN, dot_product_8x4_u8i8i32_desc,
+                      dot_product_8x4_u8i8i32_avx2, override=True)
+
+
+def dot_intrin_for(target) -> tuple[str, int] | None:
+    """``(name, lanes)`` of the best uint8 x int8 dot intrinsic ``target`` can run, or None
+    (a target without AVX2). ``target`` is a ``codegen.Target`` or its string."""
+    from target.target import Target
+
+    t = target if isinstance(target, Target) else Target(str(target))
+    if t.arch not in ("x86_64", "i386", "i686"):
+        return None
+    wide = t.vector_width_bits >= 512
+    if wide and t.has_feature("avx512vnni"):
+        return VNNI_DOT_16x4_INTRIN, 16
+    if wide and t.has_feature("avx512bw"):
+        return AVX512_DOT_16x4_INTRIN, 16
+    if t.has_feature("avxvnni") or t.has_feature("avx512vnni") and t.has_feature("avx512vl"):
+        return AVXVNNI_DOT_8x4_INTRIN, 8
+    if t.has_feature("avx2"):
+        return AVX2_DOT_8x4_INTRIN, 8
+    return None

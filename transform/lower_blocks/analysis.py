@@ -24,7 +24,8 @@ from tir.arith import Analyzer, estimate_region_upper_bound
 from tir.arith.int_set import is_neg_inf, is_pos_inf
 from tir.block import Block, BlockRealize
 from tir.buffer import Buffer
-from tir.expr import BufferLoad, IntImm, PrimExpr, Var
+from tir import dtype as dt
+from tir.expr import Broadcast, BufferLoad, IntImm, PrimExpr, Ramp, Var
 from tir.function import PrimFunc
 from tir.functor import StmtExprVisitor, StmtVisitor, deep_recursion, substitute
 from tir.range import Range
@@ -311,11 +312,28 @@ def _use_box(use: _Use, alloc: _Allocation) -> list:
     predicate = op.const(True, "bool")
     for p in use.predicates[alloc.predicates:]:
         predicate = op.logical_and(predicate, p)
-    region = [Range.from_min_extent(i, 1) for i in use.indices]
+    region = [_index_range(i) for i in use.indices]
+    if any(r is None for r in region):
+        return [None] * len(region)
     try:
         return estimate_region_upper_bound(region, inner, predicate)
     except (TypeError, ValueError):  # vector indices and the like: no bound
         return [None] * len(region)
+
+
+def _index_range(index) -> Range | None:
+    """The elements an index covers: a scalar's one, a constant-stride Ramp's span (a
+    tensorized block loads whole vectors); None for other vector indices."""
+    if isinstance(index, Broadcast):
+        index = index.value
+    if not dt.DataType(index.dtype).is_vector:
+        return Range.from_min_extent(index, 1)
+    if isinstance(index, Ramp) and isinstance(index.stride, IntImm) \
+            and isinstance(index.lanes, int):
+        span = index.stride.value * (index.lanes - 1)
+        first = index.base if span >= 0 else index.base + span
+        return Range.from_min_extent(first, abs(span) + 1)
+    return None
 
 
 def _union_dim(ana: Analyzer, sets: list, allowed: set[int]) -> tuple | None:

@@ -302,3 +302,28 @@ def test_register_refuses_what_tensorize_could_not_use():
         TensorIntrin.register("test_bad", "desc", _add4_impl)
     assert TensorIntrin.get("test_bad", allow_missing=True) is None
     assert {"dot_16x4_vnni", "dot_8x4_avx2"} <= set(TensorIntrin.names())
+
+
+def test_a_register_tile_with_a_local_accumulator():
+    """The fast schedule: a cache_write("local") accumulator, 4 x 2 tensorized blocks per k
+    step (the local buffer's region is computed from the implementation's vector accesses)."""
+    name, lanes = x86.dot_intrin_for(HOST)
+    m, n, k = 8, 4 * lanes, 16
+    sch = tir.Schedule(int8_matmul(m, n, k, lanes))
+    blk = sch.get_block("C")
+    local = sch.cache_write(blk, 0, "local")
+    i, j, r = sch.get_loops(blk)
+    io, ii = sch.split(i, [None, 4])
+    jo, jt, ji = sch.split(j, [None, 2, lanes])
+    ko, ki = sch.split(r, [None, 4])
+    sch.reorder(io, jo, ko, ii, jt, ji, ki)
+    sch.reverse_compute_at(local, jo)
+    sch.decompose_reduction(blk, ko)
+    sch.tensorize(ji, name)
+    sch.unroll(jt)
+    sch.unroll(ii)
+    for kind in ("random", "extreme"):
+        a, b = operands(m, n, k, kind, seed=5)
+        c = np.zeros((m, n), np.int32)
+        codegen.build(sch.mod)(a, pack(b, lanes), c)
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32).T)

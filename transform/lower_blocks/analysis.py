@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tir import dtype as dt
 from tir import op
 from tir.analysis.var_use import used_var_ids, used_vars, uses_only
 from tir.arith import Analyzer, estimate_region_upper_bound
 from tir.arith.int_set import is_neg_inf, is_pos_inf
 from tir.block import Block, BlockRealize
 from tir.buffer import Buffer
-from tir import dtype as dt
 from tir.expr import Broadcast, BufferLoad, IntImm, PrimExpr, Ramp, Var
 from tir.function import PrimFunc
 from tir.functor import StmtExprVisitor, StmtVisitor, deep_recursion, substitute

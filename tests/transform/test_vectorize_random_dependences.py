@@ -69,9 +69,10 @@ def test_generator_is_deterministic():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("first", range(1000, 1500, 100))
+@pytest.mark.parametrize("first", range(1000, 1200, 100))
 def test_many_more_programs(first):
-    """500 more programs, in five items so that pytest-xdist spreads them over the cores."""
+    """200 more programs, in two items so that pytest-xdist spreads them over the cores
+    (500 until CI's time budget asked for less; ``tirlite fuzz`` runs any number)."""
     outcomes = check_many(check_seeds, range(first, first + 100), 2, INTERP_EVERY)
     bad = [o for o in outcomes if o.kind != "agree"]
     assert not bad, f"{len(bad)} of {len(outcomes)} programs fail:\n{report(bad, 0.0)}"

@@ -1,0 +1,204 @@
+"""Low-precision kernels side by side: int8 matmul through tensorize, float32 and bfloat16
+matmuls, an int8 dot product; against NumPy, numba and PyTorch (CPU) where installed.
+
+    .venv/bin/python benchmarks/bench_low_precision.py [--section matmul|dot] [--runs 7]
+    TIRLITE_HOST_TARGET="llvm -mcpu=znver3" .venv/bin/python benchmarks/bench_low_precision.py
+
+Sections:
+
+- ``matmul`` (1024^3, one thread): tirlite's float32 matmul (the default schedule,
+  ``ms.apply_default_schedule``), the uint8 x int8 -> int32 matmul through
+  ``sch.tensorize`` with the best x86 dot intrinsic the host target has
+  (``tir.tensor_intrin.x86.dot_intrin_for``: VNNI, else vpmaddwd), on a
+  pre-packed right operand, with a 8 x 2 (AVX-512) or 4 x 2 (AVX2) register tile
+  accumulating in a ``local`` buffer; a bfloat16 matmul (float32 accumulation, default schedule).
+  Reported in G(FL)OP/s and as ratios to the float32 one.
+- ``dot`` (2^22 elements): ``s += int32(a[i]) * int32(b[i])`` on uint8 x int8,
+  tirlite's vectorized reduction against numba's loop and NumPy's
+  ``np.dot`` on int32 copies (its natural form; NumPy has no int8 dot).
+
+PyTorch rows appear when ``import torch`` works (``pip install torch --index-url
+https://download.pytorch.org/whl/cpu`` into the venv). Medians of interleaved runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_kernels import _host_cpu, interleaved_median_ms  # noqa: E402, I001 (threads first)
+
+import numpy as np  # noqa: E402
+
+import codegen  # noqa: E402
+import tir  # noqa: E402
+from tir import te  # noqa: E402
+from tir.tensor_intrin.x86 import dot_intrin_for  # noqa: E402
+from tirlite import meta_schedule as ms  # noqa: E402
+
+N_MATMUL, N_DOT = 1024, 1 << 22
+
+
+def int8_matmul(n: int, lanes: int) -> tir.PrimFunc:
+    """``C = A @ B.T`` on uint8 x int8 -> int32, B packed as [j / lanes, k / 4, lanes, 4]."""
+    a = te.placeholder((n, n), "uint8", name="A")
+    b = te.placeholder((n // lanes, n // 4, lanes, 4), "int8", name="B")
+    k = te.reduce_axis((0, n), name="k")
+    c = te.compute((n, n), lambda i, j: te.sum(
+        a[i, k].astype("int32") * b[j // lanes, k // 4, j % lanes, k % 4].astype("int32"),
+        axis=k), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def tensorized_schedule(func: tir.PrimFunc, intrin: str, lanes: int, rows: int = 8,
+                        cols: int = 2) -> tir.Schedule:
+    """A ``rows x cols`` tile of intrinsic calls per k step, accumulating in registers."""
+    sch = tir.Schedule(func)
+    blk = sch.get_block("C")
+    local = sch.cache_write(blk, 0, "local")
+    i, j, k = sch.get_loops(blk)
+    io, ii = sch.split(i, [None, rows])
+    jo, jt, ji = sch.split(j, [None, cols, lanes])
+    ko, ki = sch.split(k, [None, 4])
+    sch.reorder(io, jo, ko, ii, jt, ji, ki)
+    sch.reverse_compute_at(local, jo)
+    sch.decompose_reduction(blk, ko)
+    sch.tensorize(ji, intrin)
+    sch.unroll(jt)
+    sch.unroll(ii)
+    return sch
+
+
+def float_matmul(n: int, dtype: str) -> tir.IRModule:
+    a = te.placeholder((n, n), dtype, name="A")
+    b = te.placeholder((n, n), dtype, name="B")
+    k = te.reduce_axis((0, n), name="k")
+    c = te.compute((n, n), lambda i, j: te.sum(
+        a[i, k].astype("float32") * b[k, j].astype("float32"), axis=k), name="C")
+    return ms.apply_default_schedule(tir.IRModule({"main": te.create_prim_func([a, b, c])}),
+                                     target="llvm")
+
+
+def matmul_rows(runs: int) -> list[tuple]:
+    n, rng = N_MATMUL, np.random.default_rng(0)
+    intrin, lanes = dot_intrin_for(codegen.Target("llvm"))
+    a8 = rng.integers(0, 256, (n, n)).astype(np.uint8)
+    b8 = rng.integers(-128, 128, (n, n)).astype(np.int8)
+    packed = b8.reshape(n // lanes, lanes, n // 4, 4).transpose(0, 2, 1, 3).copy()
+    c8 = np.zeros((n, n), np.int32)
+    rows = 8 if lanes == 16 else 4  # 8 x 2 accumulators of 32 zmm; 4 x 2 of 16 ymm
+    sch = tensorized_schedule(int8_matmul(n, lanes), intrin, lanes, rows=rows)
+    int8 = codegen.build(sch.mod)
+    int8(a8, packed, c8)
+    assert np.array_equal(c8, a8.astype(np.int32) @ b8.astype(np.int32).T), "int8 matmul"
+    x, y = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+    z = np.zeros((n, n), np.float32)
+    f32 = codegen.build(float_matmul(n, "float32"))
+    fns = {"float32": lambda: f32(x, y, z), f"int8 ({intrin})": lambda: int8(a8, packed, c8),
+           "numpy float32": lambda: np.matmul(x, y, out=z)}
+    fns.update(_bf16(n, x, y))
+    fns.update(_torch_matmuls(x, y))
+    times = interleaved_median_ms(fns, runs)
+    ops = 2 * n ** 3
+    return [(name, ms_, ops / ms_ / 1e6, times["float32"] / ms_) for name, ms_ in times.items()]
+
+
+def _bf16(n: int, x: np.ndarray, y: np.ndarray) -> dict:
+    import ml_dtypes
+
+    xb, yb = x.astype(ml_dtypes.bfloat16), y.astype(ml_dtypes.bfloat16)
+    zb = np.zeros((n, n), np.float32)
+    try:
+        mod = codegen.build(float_matmul(n, "bfloat16"))
+    except (ValueError, tir.ScheduleError) as err:
+        print(f"bfloat16 matmul: not built ({err})")
+        return {}
+    mod(xb, yb, zb)
+    want = xb.astype(np.float32) @ yb.astype(np.float32)
+    assert np.allclose(zb, want, rtol=1e-3, atol=1e-2), "bfloat16 matmul"
+    return {"bfloat16 (f32 acc.)": lambda: mod(xb, yb, zb)}
+
+
+def _torch_matmuls(x: np.ndarray, y: np.ndarray) -> dict:
+    try:
+        import torch
+    except ImportError:
+        return {}
+    torch.set_num_threads(1)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    bx, by = tx.to(torch.bfloat16), ty.to(torch.bfloat16)
+    return {"torch float32": lambda: torch.matmul(tx, ty),
+            "torch bfloat16": lambda: torch.matmul(bx, by)}
+
+
+def tir_dot(n: int) -> tir.PrimFunc:
+    """``s[0] = sum int32(a[i]) * int32(b[i])`` over uint8 x int8, a vectorized loop."""
+    ib = tir.ir_builder.create()
+    a = ib.buffer_ptr(tir.decl_buffer((n,), "uint8", "a"))
+    b = ib.buffer_ptr(tir.decl_buffer((n,), "int8", "b"))
+    s = ib.buffer_ptr(tir.decl_buffer((1,), "int32", "s"))
+    s[0] = tir.const(0, "int32")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        s[0] = s[0] + tir.Cast("int32", a[i]) * tir.Cast("int32", b[i])
+    bufs = [a.buffer, b.buffer, s.buffer]
+    params = [tir.Var(buf.name, "handle") for buf in bufs]
+    return tir.PrimFunc(params, ib.get(), buffer_map=dict(zip(params, bufs)))
+
+
+def dot_rows(runs: int) -> list[tuple]:
+    n, rng = N_DOT, np.random.default_rng(1)
+    a = rng.integers(0, 256, n).astype(np.uint8)
+    b = rng.integers(-128, 128, n).astype(np.int8)
+    s = np.zeros(1, np.int32)
+    mod = codegen.build(tir_dot(n))
+    mod(a, b, s)
+    want = np.int32(np.dot(a.astype(np.int64), b.astype(np.int64)) % (1 << 32))
+    assert s[0] == want.astype(np.int32), "int8 dot"
+    a32, b32 = a.astype(np.int32), b.astype(np.int32)
+    fns = {"tirlite": lambda: mod(a, b, s), "numpy (int32 copies)": lambda: np.dot(a32, b32)}
+    fns.update(_numba_dot(a, b))
+    times = interleaved_median_ms(fns, runs)
+    return [(name, ms_, 2 * n / ms_ / 1e6, ms_ / times["tirlite"]) for name, ms_ in times.items()]
+
+
+def _numba_dot(a: np.ndarray, b: np.ndarray) -> dict:
+    try:
+        import numba
+    except ImportError:
+        return {}
+
+    @numba.njit(fastmath=True, cache=False)
+    def dot(x, y):
+        s = np.int32(0)
+        for i in range(x.shape[0]):
+            s += np.int32(x[i]) * np.int32(y[i])
+        return s
+
+    dot(a, b)
+    return {"numba": lambda: dot(a, b)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--section", choices=["matmul", "dot"], action="append")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    target = codegen.Target("llvm")
+    print(f"host: {_host_cpu()}; target {target.mcpu}, {target.vector_width_bits}-bit vectors, "
+          f"VNNI {target.has_feature('avx512vnni') or target.has_feature('avxvnni')}, "
+          f"AVX512-BF16 {target.has_feature('avx512bf16')}")
+    sections = args.section or ["matmul", "dot"]
+    if "matmul" in sections:
+        print(f"\nmatmul {N_MATMUL}^3, one thread: ms, G(FL)OP/s, speed / tirlite float32")
+        for name, t, rate, ratio in matmul_rows(args.runs):
+            print(f"  {name:<28}{t:9.2f}{rate:9.1f}{ratio:8.2f}x")
+    if "dot" in sections:
+        print("\nint8 dot over 2^22: ms, GOP/s, time / tirlite's")
+        for name, t, rate, ratio in dot_rows(args.runs):
+            print(f"  {name:<28}{t:9.3f}{rate:9.1f}{ratio:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -71,6 +71,35 @@ def tensorized_schedule(func: tir.PrimFunc, intrin: str, lanes: int, rows: int =
     return sch
 
 
+def bf16_matmul_packed(n: int) -> tir.PrimFunc:
+    """``C = A @ B.T`` on bfloat16 into float32, B packed as [j / 16, k / 2, 16, 2]."""
+    a = te.placeholder((n, n), "bfloat16", name="A")
+    b = te.placeholder((n // 16, n // 2, 16, 2), "bfloat16", name="B")
+    k = te.reduce_axis((0, n), name="k")
+    c = te.compute((n, n), lambda i, j: te.sum(
+        a[i, k].astype("float32") * b[j // 16, k // 2, j % 16, k % 2].astype("float32"),
+        axis=k), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def bf16_pair_schedule(func: tir.PrimFunc, rows: int = 8, cols: int = 2) -> tir.Schedule:
+    """As ``tensorized_schedule``, with ``vdpbf16ps`` (inexact: allowed explicitly)."""
+    sch = tir.Schedule(func)
+    blk = sch.get_block("C")
+    local = sch.cache_write(blk, 0, "local")
+    i, j, k = sch.get_loops(blk)
+    io, ii = sch.split(i, [None, rows])
+    jo, jt, ji = sch.split(j, [None, cols, 16])
+    ko, ki = sch.split(k, [None, 2])
+    sch.reorder(io, jo, ko, ii, jt, ji, ki)
+    sch.reverse_compute_at(local, jo)
+    sch.decompose_reduction(blk, ko)
+    sch.tensorize(ji, "dot_16x2_bf16_avx512bf16", allow_inexact=True)
+    sch.unroll(jt)
+    sch.unroll(ii)
+    return sch
+
+
 def float_matmul(n: int, dtype: str) -> tir.IRModule:
     a = te.placeholder((n, n), dtype, name="A")
     b = te.placeholder((n, n), dtype, name="B")
@@ -118,7 +147,15 @@ def _bf16(n: int, x: np.ndarray, y: np.ndarray) -> dict:
     mod(xb, yb, zb)
     want = xb.astype(np.float32) @ yb.astype(np.float32)
     assert np.allclose(zb, want, rtol=1e-3, atol=1e-2), "bfloat16 matmul"
-    return {"bfloat16 (f32 acc.)": lambda: mod(xb, yb, zb)}
+    fns = {"bfloat16 (f32 acc.)": lambda: mod(xb, yb, zb)}
+    if codegen.Target("llvm").has_feature("avx512bf16"):
+        packed = yb.T.reshape(n // 16, 16, n // 2, 2).transpose(0, 2, 1, 3).copy()
+        pairs = codegen.build(bf16_pair_schedule(bf16_matmul_packed(n)).mod)
+        zp = np.zeros((n, n), np.float32)
+        pairs(xb, packed, zp)
+        assert np.allclose(zp, want, rtol=1e-3, atol=1e-2), "bfloat16 vdpbf16ps matmul"
+        fns["bfloat16 (vdpbf16ps)"] = lambda: pairs(xb, packed, zp)
+    return fns
 
 
 def _torch_matmuls(x: np.ndarray, y: np.ndarray) -> dict:

@@ -83,6 +83,31 @@ class Splat:
         self.scalar = scalar
 
 
+class BFloatType(ir.types._BaseFloatType):
+    """LLVM's ``bfloat``, which llvmlite lacks: only for the operands of LLVM intrinsics
+    that take it (``vdpbf16ps``); tirlite's own bfloat16 values are ``i16`` bits."""
+
+    null = "0.0"
+    intrinsic_name = "bf16"
+
+    def __str__(self) -> str:
+        return "bfloat"
+
+    def format_constant(self, value):  # never needed: only bitcasts produce bfloat values
+        raise NotImplementedError("bfloat constants are written as i16 bits")
+
+
+BFloatType._create_instance()  # llvmlite's float types are singletons made this way
+BFLOAT = BFloatType()
+
+
+def as_llvm_bfloat(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """``i16`` bits (a bfloat16 value or vector) bit-cast to LLVM ``bfloat``."""
+    ty = value.type
+    new = ir.VectorType(BFLOAT, ty.count) if isinstance(ty, ir.VectorType) else BFLOAT
+    return builder.bitcast(value, new)
+
+
 _SCALARS = {
     "bool": I1, "int8": I8, "int16": ir.IntType(16), "int32": I32, "int64": I64,
     "uint8": I8, "uint16": ir.IntType(16), "uint32": I32, "uint64": I64,

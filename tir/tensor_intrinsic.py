@@ -46,18 +46,22 @@ class TensorIntrin:
 
     desc: PrimFunc
     impl: PrimFunc
+    inexact: str = ""  # why impl's result may differ from desc's serial reading, if it may
     _registry: ClassVar[dict[str, "TensorIntrin"]] = {}
 
     @staticmethod
-    def register(name: str, desc: PrimFunc, impl: PrimFunc, override: bool = False) -> None:
+    def register(name: str, desc: PrimFunc, impl: PrimFunc, override: bool = False, *,
+                 inexact: str = "") -> None:
         """Register ``desc`` and ``impl`` under ``name`` for ``Schedule.tensorize``.
 
         Both functions take the same buffers (shapes and dtypes, in order). ``desc``'s
         body is a nest of loops, starting at 0, around one block without an init, that
         reads and writes every element of its buffers; ``impl`` reads and writes inside
         them only, its buffers laid out densely (a vector load may run across rows).
-        Raises ``ValueError`` on a name registered before (unless ``override``) and on
-        functions that break these rules.
+        ``inexact`` (tirlite's addition) says why ``impl`` may round differently from
+        ``desc`` read serially (a float sum in another order, say); ``tensorize`` then
+        asks for ``allow_inexact=True``. Raises ``ValueError`` on a name registered
+        before (unless ``override``) and on functions that break these rules.
         """
         if not isinstance(name, str) or not name:
             raise TypeError(f"TensorIntrin.register: the name must be a non-empty str, "
@@ -66,7 +70,7 @@ class TensorIntrin:
             raise ValueError(f"TensorIntrin.register: {name!r} is registered already "
                              f"(pass override=True to replace it)")
         _check_pair(name, desc, impl)
-        TensorIntrin._registry[name] = TensorIntrin(desc, impl)
+        TensorIntrin._registry[name] = TensorIntrin(desc, impl, inexact)
 
     @staticmethod
     def get(name: str, allow_missing: bool = False) -> TensorIntrin | None:

@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from tir import dtype as dt
 
-from ..ir_types import I32, ScalableVectorType, declare, ir_type, mangle, undef
+from ..ir_types import I32, ScalableVectorType, as_llvm_bfloat, declare, ir_type, mangle, undef
 from .expr import float32_like, splat_constant, zero
 from .intrinsic_check import check_intrinsic
 
@@ -260,8 +260,11 @@ class IntrinsicCodegen:
     # lacks, so each distinct call is compiled once in a child process first.
     def intrin_call_llvm_pure_intrin(self, op):
         name = op.args[0].value
-        args = [self.visit_expr(a) for a in op.args[2:]]
+        args = [self._intrinsic_operand(a) for a in op.args[2:]]
         ret = ir_type(op.dtype)
+        if dt.element_of(op.dtype) == "bfloat16":
+            raise ValueError(f"codegen: {name} returns bfloat16; tirlite passes bfloat16 to LLVM "
+                             f"intrinsics as operands only (reinterpret the result's bits)")
         types = [a.type for a in args]
         check_intrinsic(name, str(ret), tuple(str(t) for t in types), self.target)
         fn = self.module.globals.get(name)
@@ -272,6 +275,14 @@ class IntrinsicCodegen:
         return self.builder.call(fn or ir.Function(self.module, wanted, name), args)
 
     intrin_call_llvm_intrin = intrin_call_llvm_pure_intrin
+
+    def _intrinsic_operand(self, arg):
+        # tirlite keeps bfloat16 as i16 bits; an intrinsic that takes bfloat (vdpbf16ps) gets
+        # LLVM's bfloat type, the same bits.
+        value = self.visit_expr(arg)
+        if dt.element_of(arg.dtype) == "bfloat16":
+            return as_llvm_bfloat(self.builder, value)
+        return value
 
     # ------------------------------------------------------------ horizontal reductions
 

@@ -391,7 +391,7 @@ class Schedule:
     # ------------------------------------------------------------ tensorize
 
     def tensorize(self, block_or_loop: BlockRV | LoopRV, tensor_intrin: str,
-                  preserve_unit_iters: bool = True) -> None:
+                  preserve_unit_iters: bool = True, *, allow_inexact: bool = False) -> None:
         """Replace the loops under ``block_or_loop`` by the tensor intrinsic registered as
         ``tensor_intrin`` (``tir.TensorIntrin``), as TVM does.
 
@@ -400,7 +400,9 @@ class Schedule:
         ``cache_read`` or ``transform_layout``); a reduction's init must have been moved
         out with ``decompose_reduction``. They become a block ``<block>_o`` holding the
         intrinsic's implementation. A mismatch is a ``ScheduleError`` naming the first
-        difference. ``preserve_unit_iters`` is accepted for TVM's signature.
+        difference. ``preserve_unit_iters`` is accepted for TVM's signature. An intrinsic
+        registered as inexact (``vdpbf16ps`` adds its products in another order and
+        flushes subnormals) needs ``allow_inexact=True``, tirlite's addition.
 
         >>> sch.tensorize(ji, "dot_16x4_vnni")                         # doctest: +SKIP
         """
@@ -409,9 +411,11 @@ class Schedule:
                             f"{type(tensor_intrin).__name__}")
         target = self._block(block_or_loop) if isinstance(block_or_loop, BlockRV) \
             else self._loop(block_or_loop)
-        self._apply(_tensorize.tensorize, target, tensor_intrin)
-        self._record("tensorize", (block_or_loop,), {"tensor_intrin": tensor_intrin,
-                                                       "preserve_unit_iters": preserve_unit_iters})
+        self._apply(_tensorize.tensorize, target, tensor_intrin, allow_inexact)
+        attrs = {"tensor_intrin": tensor_intrin, "preserve_unit_iters": preserve_unit_iters}
+        if allow_inexact:
+            attrs["allow_inexact"] = True
+        self._record("tensorize", (block_or_loop,), attrs)
 
     # ------------------------------------------------------------ sampling
 

@@ -11,7 +11,11 @@ TVM's ``tir/tensor_intrin/x86.py``:
 - ``dot_16x4_vnni``: one ``vpdpbusd`` on zmm (AVX512-VNNI);
 - ``dot_8x4_avxvnni``: one ``vpdpbusd`` on ymm (AVX-VNNI, VEX-encoded);
 - ``dot_16x4_avx512`` and ``dot_8x4_avx2``: without VNNI, widen both to int16
-  and multiply-add pairs with ``vpmaddwd``, then add the two pair sums.
+  and multiply-add pairs with ``vpmaddwd``, then add the two pair sums;
+- ``dot_16x2_bf16_avx512bf16``: ``C[i] += float32(A[k]) * float32(B[i, k])``, k < 2,
+  on bfloat16 with one ``vdpbf16ps`` (AVX512-BF16). It is registered as inexact
+  (the instruction's order of the two adds and its flushing of subnormals are its
+  own), so ``tensorize`` takes it with ``allow_inexact=True`` only.
 
 The fallbacks are exact, unlike TVM's AVX-512 one, which multiplies with
 ``vpmaddubsw``: that instruction saturates its int16 pair sums, so 255 * -128
@@ -136,6 +140,36 @@ def dot_product_8x4_u8i8i32_avx2(
                               + T.Shuffle([lo, hi], list(range(1, 16, 2))))
 
 
+@T.prim_func
+def dot_product_16x2_bf16f32_desc(
+    A: T.Buffer((2,), "bfloat16", offset_factor=1),
+    B: T.Buffer((16, 2), "bfloat16", offset_factor=1),
+    C: T.Buffer((16,), "float32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        for i in T.serial(0, 16):
+            for k in T.serial(0, 2):
+                with T.block("update"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    C[vi] = C[vi] + T.cast(A[vk], "float32") * T.cast(B[vi, vk], "float32")
+
+
+@T.prim_func
+def dot_product_16x2_bf16f32_avx512bf16(
+    A: T.Buffer((2,), "bfloat16", offset_factor=1),
+    B: T.Buffer((16, 2), "bfloat16", offset_factor=1),
+    C: T.Buffer((16,), "float32", offset_factor=1),
+) -> None:
+    with T.block("root"):
+        # A's pair in every lane; vdpbf16ps adds lane i's two products to C[i].
+        a_all = T.reinterpret(
+            T.broadcast(T.reinterpret(A.vload([0], "bfloat16x2"), dtype="int32"), 16),
+            dtype="bfloat16x32")
+        C[T.ramp(0, 1, 16)] = T.call_llvm_pure_intrin(
+            "float32x16", "llvm.x86.avx512bf16.dpbf16ps.512", T.uint32(3),
+            C.vload([0], "float32x16"), a_all, B.vload([0, 0], "bfloat16x32"))
+
+
 VNNI_DOT_16x4_INTRIN = "dot_16x4_vnni"
 AVX512_DOT_16x4_INTRIN = "dot_16x4_avx512"
 AVXVNNI_DOT_8x4_INTRIN = "dot_8x4_avxvnni"
@@ -149,6 +183,14 @@ TensorIntrin.register(AVXVNNI_DOT_8x4_INTRIN, dot_product_8x4_u8i8i32_desc,
                       dot_product_8x4_u8i8i32_avxvnni, override=True)
 TensorIntrin.register(AVX2_DOT_8x4_INTRIN, dot_product_8x4_u8i8i32_desc,
                       dot_product_8x4_u8i8i32_avx2, override=True)
+
+BF16_DOT_16x2_INTRIN = "dot_16x2_bf16_avx512bf16"
+TensorIntrin.register(
+    BF16_DOT_16x2_INTRIN, dot_product_16x2_bf16f32_desc, dot_product_16x2_bf16f32_avx512bf16,
+    override=True,
+    inexact="vdpbf16ps adds the pair's two products to the float32 lane in its own order, "
+            "rounding to nearest even, and flushes subnormal inputs and results to zero "
+            "(a float reduction's reassociation, as a vectorized float sum does)")
 
 
 def dot_intrin_for(target) -> tuple[str, int] | None:

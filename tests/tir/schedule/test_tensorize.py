@@ -327,3 +327,71 @@ def test_a_register_tile_with_a_local_accumulator():
         c = np.zeros((m, n), np.int32)
         codegen.build(sch.mod)(a, pack(b, lanes), c)
         np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32).T)
+
+
+# ---------------------------------------------------------------- bfloat16 pairs (inexact)
+
+BF16 = "dot_16x2_bf16_avx512bf16"
+
+
+def bf16_matmul(m: int, n: int, k: int) -> tir.PrimFunc:
+    a = te.placeholder((m, k), "bfloat16", name="A")
+    b = te.placeholder((n // 16, k // 2, 16, 2), "bfloat16", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(
+        a[i, r].astype("float32") * b[j // 16, r // 2, j % 16, r % 2].astype("float32"),
+        axis=r), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def bf16_tensorized(func: tir.PrimFunc, **kw) -> tir.Schedule:
+    sch = tir.Schedule(func)
+    blk = sch.get_block("C")
+    i, j, k = sch.get_loops(blk)
+    jo, ji = sch.split(j, [None, 16])
+    ko, ki = sch.split(k, [None, 2])
+    sch.reorder(i, jo, ko, ji, ki)
+    sch.decompose_reduction(blk, ko)
+    sch.tensorize(ji, BF16, **kw)
+    return sch
+
+
+def test_an_inexact_intrinsic_must_be_allowed():
+    with pytest.raises(ScheduleError, match=r"may differ from the serial loop's: vdpbf16ps adds "
+                                            r".*flushes subnormal.*allow_inexact=True"):
+        bf16_tensorized(bf16_matmul(2, 16, 4))
+
+
+@pytest.mark.skipif(not HOST.has_feature("avx512bf16"),
+                    reason="vdpbf16ps needs AVX512-BF16 (its code is checked for cooperlake)")
+@pytest.mark.parametrize("shape", [(1, 16, 2), (5, 32, 64)])
+def test_bf16_pairs_agree_with_the_serial_loop_to_float32_rounding(shape):
+    import ml_dtypes
+
+    m, n, k = shape
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((n, k)).astype(ml_dtypes.bfloat16)
+    a[0, 0] = np.nan if m > 1 else a[0, 0]
+    packed = b.reshape(n // 16, 16, k // 2, 2).transpose(0, 2, 1, 3).copy()
+    func = bf16_matmul(m, n, k)
+    got, serial = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    codegen.build(bf16_tensorized(func, allow_inexact=True).mod)(a, packed, got)
+    codegen.build(func)(a, packed, serial)
+    exact = a.astype(np.float64) @ b.astype(np.float64).T
+    bound = k * 2.0 ** -23 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)).T)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(exact))
+    ok = ~np.isnan(exact)
+    assert np.all(np.abs(got[ok] - exact[ok]) <= bound[ok] + 1e-30)
+    assert np.all(np.abs(serial[ok] - exact[ok]) <= bound[ok] + 1e-30)
+
+
+def test_bf16_pairs_code_for_a_named_cpu():
+    import re
+
+    target = Target("llvm -mcpu=cooperlake")
+    mod = codegen.build(bf16_tensorized(bf16_matmul(2, 16, 4), allow_inexact=True).mod, target)
+    assert re.search(r"vdpbf16ps\s+[^\n]*zmm", mod.get_source("asm"))
+    with pytest.raises(ValueError, match="dpbf16ps.*cannot be compiled"):
+        codegen.build(bf16_tensorized(bf16_matmul(2, 16, 4), allow_inexact=True).mod,
+                      "llvm -mcpu=znver3")

@@ -36,9 +36,11 @@ from ..tensorize_match import Match, match
 from .cache import unique_block_name
 
 
-def tensorize(func: PrimFunc, target: Var | str, intrin_name: str) -> tuple[PrimFunc, str]:
+def tensorize(func: PrimFunc, target: Var | str, intrin_name: str,
+              allow_inexact: bool = False) -> tuple[PrimFunc, str]:
     """Replace the loop of var ``target`` (or the block named ``target``) by the
-    implementation of the tensor intrinsic ``intrin_name``.
+    implementation of the tensor intrinsic ``intrin_name`` (one registered as inexact
+    only with ``allow_inexact``).
 
     Returns:
         ``(new_func, name of the new block)``.
@@ -52,6 +54,10 @@ def tensorize(func: PrimFunc, target: Var | str, intrin_name: str) -> tuple[Prim
         intrin = TensorIntrin.get(intrin_name)
     except ValueError as err:
         raise ScheduleError(f"tensorize: {err}") from None
+    if intrin.inexact and not allow_inexact:
+        raise ScheduleError(f"tensorize({intrin_name!r}): its result may differ from the "
+                            f"serial loop's: {intrin.inexact}; pass allow_inexact=True to "
+                            f"accept that")
     found = match(intrin_name, intrin.desc, pattern_of(intrin.desc), subtree)
     body = _instantiate(intrin_name, intrin.impl, found)
     name = unique_block_name(func, f"{found.block_name}_o")

@@ -38,6 +38,7 @@ from tir.schedule.index_map import IndexMap
 from ..block_kinds import BlockKind
 from ..sampler import Sampler
 from ..target_info import TargetInfo
+from . import dot_intrin
 
 #: Accumulators beyond this many gave no speed on either x86 target measured (README).
 MAX_ACCUMULATORS = 12
@@ -98,7 +99,14 @@ def unroll_factors(extent: int) -> list[int]:
 
 def schedule_contraction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampler: Sampler,
                          consumer: str | None, elem_bytes: int) -> str | None:
-    """Tile ``kind``'s block for registers; returns why not when it cannot (else None)."""
+    """Tile ``kind``'s block for registers; returns why not when it cannot (else None).
+
+    A uint8 x int8 matmul on a target with VNNI goes to its dot instruction instead
+    (``rules.dot_intrin``), unless a stage reading its result is to join the tile."""
+    dot = dot_intrin.plan(sch, kind, info) if consumer is None else "a consumer joins the tile"
+    if not isinstance(dot, str):
+        dot_intrin.schedule_dot(sch, kind, dot)
+        return None
     c = kind.contraction
     lanes = info.lanes(elem_bytes)
     extents = (kind.extents[c.row], kind.extents[c.vec])

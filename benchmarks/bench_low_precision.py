@@ -9,7 +9,7 @@ Sections:
 - ``matmul`` (1024^3, one thread): tirlite's float32 matmul (the default schedule,
   ``ms.apply_default_schedule``), the uint8 x int8 -> int32 matmul through
   ``sch.tensorize`` with the best x86 dot intrinsic the host target has
-  (``tir.tensor_intrin.x86.dot_intrin_for``: VNNI, else vpmaddwd), on a
+  (``tir.tensor_intrin.dot_intrin_for``: VNNI, else vpmaddwd), on a
   pre-packed right operand, with a 8 x 2 (AVX-512) or 4 x 2 (AVX2) register tile
   accumulating in a ``local`` buffer; a bfloat16 matmul (float32 accumulation, default schedule).
   Reported in G(FL)OP/s and as ratios to the float32 one.
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import codegen  # noqa: E402
 import tir  # noqa: E402
 from tir import te  # noqa: E402
-from tir.tensor_intrin.x86 import dot_intrin_for  # noqa: E402
+from target.tensor_intrinsics import bf16_dot_intrin_for, dot_intrin_for  # noqa: E402
 from tirlite import meta_schedule as ms  # noqa: E402
 
 N_MATMUL, N_DOT = 1024, 1 << 22
@@ -148,7 +148,7 @@ def _bf16(n: int, x: np.ndarray, y: np.ndarray) -> dict:
     want = xb.astype(np.float32) @ yb.astype(np.float32)
     assert np.allclose(zb, want, rtol=1e-3, atol=1e-2), "bfloat16 matmul"
     fns = {"bfloat16 (f32 acc.)": lambda: mod(xb, yb, zb)}
-    if codegen.Target("llvm").has_feature("avx512bf16"):
+    if bf16_dot_intrin_for(codegen.Target("llvm")):
         packed = yb.T.reshape(n // 16, 16, n // 2, 2).transpose(0, 2, 1, 3).copy()
         pairs = codegen.build(bf16_pair_schedule(bf16_matmul_packed(n)).mod)
         zp = np.zeros((n, n), np.float32)

@@ -24,8 +24,9 @@ Here each product of a uint8 and an int8 fits int16 and ``vpmaddwd`` adds
 pairs of them in int32, so every lane is the exact wrapped int32 sum, as the
 serial loop computes it.
 
-Use the one ``dot_intrin_for(target)`` names: the code of an intrinsic the
-target lacks does not compile (codegen says which intrinsic and why).
+Use the one ``target.tensor_intrinsics.dot_intrin_for(target)`` names: the code
+of an intrinsic the target lacks does not compile (codegen says which intrinsic
+and why).
 """
 
 from __future__ import annotations
@@ -192,22 +193,3 @@ TensorIntrin.register(
             "rounding to nearest even, and flushes subnormal inputs and results to zero "
             "(a float reduction's reassociation, as a vectorized float sum does)")
 
-
-def dot_intrin_for(target) -> tuple[str, int] | None:
-    """``(name, lanes)`` of the best uint8 x int8 dot intrinsic ``target`` can run, or None
-    (a target without AVX2). ``target`` is a ``codegen.Target`` or its string."""
-    from target.target import Target
-
-    t = target if isinstance(target, Target) else Target(str(target))
-    if t.arch not in ("x86_64", "i386", "i686"):
-        return None
-    wide = t.vector_width_bits >= 512
-    if wide and t.has_feature("avx512vnni"):
-        return VNNI_DOT_16x4_INTRIN, 16
-    if wide and t.has_feature("avx512bw"):
-        return AVX512_DOT_16x4_INTRIN, 16
-    if t.has_feature("avxvnni") or t.has_feature("avx512vnni") and t.has_feature("avx512vl"):
-        return AVXVNNI_DOT_8x4_INTRIN, 8
-    if t.has_feature("avx2"):
-        return AVX2_DOT_8x4_INTRIN, 8
-    return None

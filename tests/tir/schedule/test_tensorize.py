@@ -15,6 +15,7 @@ import codegen
 import tir
 from codegen import Target
 from codegen.interp.backend import build_interpreter
+from target.tensor_intrinsics import dot_intrin_for
 from tir import TensorIntrin, te
 from tir.schedule import ScheduleError
 from tir.script import tir as T
@@ -98,7 +99,7 @@ def test_shipped_intrinsics_compute_the_serial_matmul(name, shape, kind):
 
 
 def test_the_host_gets_the_best_intrinsic_it_can_run():
-    name, lanes = x86.dot_intrin_for(HOST)
+    name, lanes = dot_intrin_for(HOST)
     assert runnable(name) and SHIPPED[name][0] == lanes
     if HOST.has_feature("avx512vnni") and HOST.vector_width_bits == 512:
         assert name == "dot_16x4_vnni"
@@ -121,7 +122,7 @@ def test_intrinsic_code_for_named_cpus(cpu, name, instruction):
     import re
 
     target = Target(f"llvm -mcpu={cpu}")
-    assert x86.dot_intrin_for(target)[0] == name
+    assert dot_intrin_for(target)[0] == name
     lanes = SHIPPED[name][0]
     mod = codegen.build(tensorized(int8_matmul(4, 2 * lanes, 8, lanes), name, lanes).mod, target)
     assert re.search(instruction, mod.get_source("asm"))
@@ -307,7 +308,7 @@ def test_register_refuses_what_tensorize_could_not_use():
 def test_a_register_tile_with_a_local_accumulator():
     """The fast schedule: a cache_write("local") accumulator, 4 x 2 tensorized blocks per k
     step (the local buffer's region is computed from the implementation's vector accesses)."""
-    name, lanes = x86.dot_intrin_for(HOST)
+    name, lanes = dot_intrin_for(HOST)
     m, n, k = 8, 4 * lanes, 16
     sch = tir.Schedule(int8_matmul(m, n, k, lanes))
     blk = sch.get_block("C")

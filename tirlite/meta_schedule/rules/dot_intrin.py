@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from target.tensor_intrinsics import dot_intrin_for
 from tir.expr import Add, BufferLoad, Cast, Mul, Var
 from tir.schedule import Schedule
 from tir.schedule.index_map import IndexMap
 from tir.schedule.primitives.cache import indexed_reads
-from tir.tensor_intrin.x86 import dot_intrin_for
 
 from ..block_kinds import BlockKind
 from ..target_info import TargetInfo

@@ -1,0 +1,41 @@
+"""Which shipped tensor intrinsic (``tir.tensor_intrin``) a target can run.
+
+The intrinsics are TIR (``tir/tensor_intrin/x86.py``); which one a CPU runs is
+a question about the target's features, so it is answered here, a layer above
+``tir``.
+
+>>> dot_intrin_for(Target("llvm -mcpu=cascadelake"))                # doctest: +SKIP
+('dot_16x4_vnni', 16)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .target import Target
+
+
+def dot_intrin_for(target: Any) -> tuple[str, int] | None:
+    """``(name, lanes)`` of the best uint8 x int8 -> int32 dot intrinsic ``target`` can run,
+    or None (not x86, or no AVX2). ``target`` is a ``Target`` or its string."""
+    t = target if isinstance(target, Target) else Target(str(target))
+    if t.arch not in ("x86_64", "i386", "i686"):
+        return None
+    wide = t.vector_width_bits >= 512
+    if wide and t.has_feature("avx512vnni"):
+        return "dot_16x4_vnni", 16
+    if wide and t.has_feature("avx512bw"):
+        return "dot_16x4_avx512", 16
+    if t.has_feature("avxvnni") or t.has_feature("avx512vnni") and t.has_feature("avx512vl"):
+        return "dot_8x4_avxvnni", 8
+    if t.has_feature("avx2"):
+        return "dot_8x4_avx2", 8
+    return None
+
+
+def bf16_dot_intrin_for(target: Any) -> tuple[str, int] | None:
+    """``(name, lanes)`` of the bfloat16 pair intrinsic ``target`` can run, or None."""
+    t = target if isinstance(target, Target) else Target(str(target))
+    if t.arch == "x86_64" and t.vector_width_bits >= 512 and t.has_feature("avx512bf16"):
+        return "dot_16x2_bf16_avx512bf16", 16
+    return None

@@ -7,9 +7,9 @@ memory first, and that view goes through the same checks as an ndarray
 (dtype, shape, strides, alignment, read-only, overlap: codegen/runtime/args.py). A
 kernel's stores land in the object's own memory. An object on another device
 than the CPU is a ``ValueError`` naming the device; one NumPy cannot view (a
-dtype it lacks, such as bfloat16, or a tensor that refuses to export) a
-``TypeError``; for a dtype, it says how to pass an ``ml_dtypes.bfloat16``
-array. Such calls take the Python argument path (a few microseconds
+dtype it lacks, or a tensor that refuses to export) a ``TypeError``. A bfloat16
+tensor, which NumPy's import lacks, is read from its DLPack capsule as an
+``ml_dtypes.bfloat16`` array over the same memory (``dlpack_capsule``). Such calls take the Python argument path (a few microseconds
 more than a call with ndarrays, which the native path checks).
 """
 
@@ -44,9 +44,24 @@ def as_ndarray(func_name: str, param_name: str, value: Any) -> np.ndarray:
     try:
         return np.from_dlpack(value, copy=False)
     except (BufferError, TypeError, ValueError, RuntimeError) as err:
+        view = _bfloat16_view(err, value)
+        if view is not None:
+            return view
         raise TypeError(
             f"{func_name}: argument '{param_name}' ({type(value).__name__}) cannot be viewed "
             f"as a NumPy array through DLPack without a copy: {err}{_dtype_hint(err)}") from None
+
+
+def _bfloat16_view(err: Exception, value: Any) -> np.ndarray | None:
+    """A bfloat16 tensor, which NumPy's import refuses, read from its capsule instead."""
+    if "dtype" not in str(err).lower() and "type" not in str(err).lower():
+        return None
+    from .dlpack_capsule import bfloat16_view
+
+    try:
+        return bfloat16_view(value)
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _dtype_hint(err: Exception) -> str:

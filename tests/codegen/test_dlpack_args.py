@@ -102,7 +102,23 @@ def test_pytorch_tensors_where_torch_is_installed(kernel):
     torch = pytest.importorskip("torch")  # optional: the protocol is tested above
     a = torch.arange(10, dtype=torch.float32)
     b = torch.zeros(10, dtype=torch.float32)
+    ptr = b.data_ptr()
     kernel(a, b)
-    assert torch.equal(b, a * 2)
+    assert torch.equal(b, a * 2) and b.data_ptr() == ptr  # written in place
     with pytest.raises(TypeError, match="through DLPack"):
         kernel(a.requires_grad_(), b)
+
+
+def test_jax_arrays_where_jax_is_installed(kernel):
+    """A JAX array is read in place; as an output it is refused: JAX arrays are immutable
+    (XLA may share their buffers), and DLPack exports them read-only."""
+    jnp = pytest.importorskip("jax.numpy")
+    from codegen.runtime.dlpack import as_ndarray
+
+    a = jnp.arange(10, dtype=jnp.float32)
+    assert as_ndarray("f", "a", a).ctypes.data == a.unsafe_buffer_pointer()  # no copy
+    b = np.zeros(10, "float32")
+    kernel(a, b)
+    np.testing.assert_array_equal(b, np.arange(10, dtype="float32") * 2)
+    with pytest.raises(ValueError, match="argument 'B' is read-only"):
+        kernel(a, jnp.zeros(10, dtype=jnp.float32))

@@ -9,8 +9,9 @@ kernel's stores land in the object's own memory. An object on another device
 than the CPU is a ``ValueError`` naming the device; one NumPy cannot view (a
 dtype it lacks, or a tensor that refuses to export) a ``TypeError``. A bfloat16
 tensor, which NumPy's import lacks, is read from its DLPack capsule as an
-``ml_dtypes.bfloat16`` array over the same memory (``dlpack_capsule``). Such calls take the Python argument path (a few microseconds
-more than a call with ndarrays, which the native path checks).
+``ml_dtypes.bfloat16`` array over the same memory (``dlpack_capsule``). Such
+calls take the Python argument path (a few microseconds more than a call with
+ndarrays, which the native path checks).
 """
 
 from __future__ import annotations

@@ -66,9 +66,10 @@ def test_extents_the_intrinsic_does_not_divide_take_the_register_tiling():
     assert 'T.block("C_o")' not in text
 
 
-def test_a_transposed_b_takes_the_other_rules():
-    text = check(int8_matmul(4, 32, 8, b_kj=False), 4, 32, 8, b_kj=False)
-    assert 'T.block("C_o")' not in text
+@pytest.mark.parametrize("shape", [(4, 32, 8), (9, 48, 20)])
+def test_a_transposed_b_is_packed_alike(shape):
+    text = check(int8_matmul(*shape, b_kj=False), *shape, b_kj=False)
+    assert ('T.block("C_o")' in text) == HOST_VNNI
 
 
 @pytest.mark.parametrize("cpu, expected", [

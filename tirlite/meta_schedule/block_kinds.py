@@ -39,6 +39,9 @@ class Contraction:
     vec: int           # the spatial axis that is the output's last (contiguous) index
     row: int           # a spatial axis the operand along ``vec`` does not use (register reuse)
     pack_read: int | None  # ``cache_read``'s index of the operand along ``vec``, to pack
+    # where ``vec``'s index sits in that operand when it is not the last (``B[j, k]`` of
+    # ``A @ B.T``): packing is then required, not a choice, to read it contiguously
+    vec_dim: int | None = None
 
 
 @attrs.frozen
@@ -106,6 +109,21 @@ def _inlinable(func: PrimFunc, realize: BlockRealize) -> bool:
     return bool(analysis.consumers(func, realize))
 
 
+def _transposed(block: Any, weight: BufferLoad, vec_var: Var, spatial: tuple, reduce: tuple,
+                vec: int) -> Contraction | str:
+    """``B[j, k]`` along the output's last axis ``j`` (``A @ B.T``): a contraction when
+    packing ``B`` into panels makes ``j`` contiguous (every index a plain iter var)."""
+    ivs = block.iter_vars
+    dims = [d for d, i in enumerate(weight.indices) if i is vec_var]
+    if len(dims) != 1 or not all(isinstance(i, Var) for i in weight.indices):
+        return "the operands do not read the output's last axis contiguously"
+    rows = [k for k in spatial if k != vec and not uses_var(weight.indices, ivs[k].var)]
+    if not rows:
+        return "no spatial axis reuses the operand in registers"
+    pack = next(i for i, b in enumerate(indexed_reads(block)) if b is weight.buffer)
+    return Contraction(spatial, reduce, vec, rows[-1], pack, dims[0])
+
+
 def _strip_cast(e: Any) -> Any:
     return e.value if isinstance(e, Cast) else e
 
@@ -132,9 +150,11 @@ def _contraction(realize: BlockRealize) -> Contraction | str:
         return "the output's last index is not a spatial axis"
     vec_var = ivs[vec].var
     along = [ld for ld in (x, y) if uses_var(ld.indices, vec_var)]
-    if len(along) != 1 or along[0].indices[-1] is not vec_var:
+    if len(along) != 1:
         return "the operands do not read the output's last axis contiguously"
     weight = along[0]
+    if weight.indices[-1] is not vec_var:
+        return _transposed(block, weight, vec_var, spatial, reduce, vec)
     rows = [k for k in spatial if k != vec and not uses_var(weight.indices, ivs[k].var)]
     if not rows:
         return "no spatial axis reuses the operand in registers"

@@ -119,7 +119,9 @@ def schedule_contraction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampl
     mr, nv = (int(t) for t in tile.split("x"))
     bn = nv * lanes
     block = sch.get_block(kind.name)
-    if c.pack_read is not None and sampler.choose(sch, [1, 0], 0):
+    if c.vec_dim is not None:  # B[j, k]: only packed panels read j contiguously
+        _pack(sch, block, c.pack_read, bn, lanes, c.vec_dim)
+    elif c.pack_read is not None and sampler.choose(sch, [1, 0], 0):
         _pack(sch, block, c.pack_read, bn, lanes)
     loops = sch.get_loops(block)
     row_o, row_i = sch.split(loops[c.row], [None, mr])
@@ -148,20 +150,28 @@ def _default_unroll(extent: int) -> int:
     return factors.index(4) if 4 in factors else len(factors) - 1
 
 
-def _pack(sch: Schedule, block: Any, read_index: int, bn: int, lanes: int) -> None:
-    """Copy the operand into panels ``[cols // bn, *rows, bn]``, each read contiguously."""
+def _pack(sch: Schedule, block: Any, read_index: int, bn: int, lanes: int,
+          col_dim: int = -1) -> None:
+    """Copy the operand into panels ``[cols // bn, *rows, bn]``, each read contiguously.
+
+    ``col_dim`` is the operand's dimension along the output's last axis: the last one,
+    or another (``B[j, k]``), whose copy then reads across rows to write each panel."""
     packed = sch.cache_read(block, read_index, "global")
-    sch.transform_layout(packed, ("write", 0), _panel_map(len(sch.get_loops(packed)), bn))
-    *p_rows, p_col = sch.get_loops(packed)
+    loops = sch.get_loops(packed)
+    sch.transform_layout(packed, ("write", 0), _panel_map(len(loops), bn, col_dim))
+    p_col = loops[col_dim]
+    p_rows = [p for p in loops if p is not p_col]
     p_col_o, p_col_i = sch.split(p_col, [None, lanes])
     sch.reorder(p_col_o, *p_rows, p_col_i)
     sch.vectorize(p_col_i)
 
 
-def _panel_map(ndim: int, bn: int) -> IndexMap:
-    """``(*rows, col) -> (col // bn, *rows, col % bn)``: a panel of ``bn`` columns is contiguous."""
+def _panel_map(ndim: int, bn: int, col_dim: int = -1) -> IndexMap:
+    """``(*rows, col) -> (col // bn, *rows, col % bn)``: a panel of ``bn`` columns is contiguous
+    (``col`` at position ``col_dim`` of the operand's indices)."""
     idx = [Var(f"i{k}") for k in range(ndim)]
-    *rows, col = idx
+    col = idx[col_dim]
+    rows = [v for v in idx if v is not col]
     return IndexMap(idx, [col // bn, *rows, col % bn])
 
 

@@ -1,9 +1,8 @@
 """uint8 x int8 -> int32 matmuls through the target's dot-product instruction (tensorize).
 
 Where the target has VNNI (``avx512vnni`` with 512-bit vectors, or ``avxvnni``),
-``C[i, j] += int32(A[i, k]) * int32(B[k, j])``, uint8 A and int8 B, is
-scheduled as (``B[j, k]`` is not a contraction to ``block_kinds`` yet, so the
-reduction rules take it, as they take its float32 form):
+``C[i, j] += int32(A[i, k]) * int32(B[k, j])`` (or ``B[j, k]``), uint8 A and
+int8 B, is scheduled as:
 
 - B packed in the kernel into ``[j / L, k / 4, L, 4]`` (``cache_read`` +
   ``transform_layout``): each ``L x 4`` part is one vector load;
@@ -44,6 +43,7 @@ class DotPlan(NamedTuple):
     intrin: str
     lanes: int
     b_read: int     # B's index among the block's reads (for cache_read)
+    b_is_kj: bool   # B[k, j] (else B[j, k])
 
 
 def plan(sch: Schedule, kind: BlockKind, info: TargetInfo) -> DotPlan | str:
@@ -66,11 +66,11 @@ def plan(sch: Schedule, kind: BlockKind, info: TargetInfo) -> DotPlan | str:
     a, b = _operands(store.value.b)
     if a is None or b is None or a.buffer.dtype != "uint8" or b.buffer.dtype != "int8":
         return "the product is not int32(uint8 load) * int32(int8 load)"
-    if not (_indexed_by(a, (i, k)) and _indexed_by(b, (k, j))):
-        return "the operands are not A[i, k] and B[k, j]"
+    if not (_indexed_by(a, (i, k)) and (_indexed_by(b, (k, j)) or _indexed_by(b, (j, k)))):
+        return "the operands are not A[i, k] and B[k, j] or B[j, k]"
     if kind.extents[c.vec] % lanes or kind.extents[c.reduce[0]] % 4:
         return f"the extents do not divide into {lanes} x 4 parts"
-    return DotPlan(name, lanes, indexed_reads(block).index(b.buffer))
+    return DotPlan(name, lanes, indexed_reads(block).index(b.buffer), _indexed_by(b, (k, j)))
 
 
 def schedule_dot(sch: Schedule, kind: BlockKind, p: DotPlan) -> None:
@@ -78,7 +78,7 @@ def schedule_dot(sch: Schedule, kind: BlockKind, p: DotPlan) -> None:
     c, lanes = kind.contraction, p.lanes
     block = sch.get_block(kind.name)
     packed = sch.cache_read(block, p.b_read, "global")
-    sch.transform_layout(packed, ("write", 0), _packing(lanes))
+    sch.transform_layout(packed, ("write", 0), _packing(lanes, p.b_is_kj))
     local = sch.cache_write(block, 0, "local")
     loops = sch.get_loops(block)
     rows = ROWS[lanes] if kind.extents[c.row] % ROWS[lanes] == 0 else 1
@@ -111,7 +111,8 @@ def _indexed_by(load: BufferLoad, vars_: tuple[Var, Var]) -> bool:
     return len(load.indices) == 2 and all(x is v for x, v in zip(load.indices, vars_))
 
 
-def _packing(lanes: int) -> IndexMap:
-    """``B[k, j]`` to ``[j / L, k / 4, j % L, k % 4]``: each ``L x 4`` part one vector."""
+def _packing(lanes: int, b_is_kj: bool) -> IndexMap:
+    """``B[k, j]`` (or ``B[j, k]``) to ``[j / L, k / 4, j % L, k % 4]``: each ``L x 4`` part
+    one vector."""
     k, j = Var("k"), Var("j")
-    return IndexMap([k, j], [j // lanes, k // 4, j % lanes, k % 4])
+    return IndexMap([k, j] if b_is_kj else [j, k], [j // lanes, k // 4, j % lanes, k % 4])

@@ -27,6 +27,17 @@ def matmul(m: int, n: int | None = None, k: int | None = None, dtype: str = F32)
     return te.create_prim_func([a, b, c])
 
 
+def matmul_bt(m: int, n: int | None = None, k: int | None = None,
+              dtype: str = F32) -> tir.PrimFunc:
+    """``C = A @ B.T`` with ``A`` m x k, ``B`` n x k (a linear layer's weight layout)."""
+    n, k = n or m, k or m
+    a = te.placeholder((m, k), dtype, "A")
+    b = te.placeholder((n, k), dtype, "B")
+    r = te.reduce_axis((0, k), "k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[j, r], axis=r), name="C")
+    return te.create_prim_func([a, b, c])
+
+
 def conv2d_nhwc_bias_relu(n: int, h: int, w: int, ci: int, co: int) -> tir.PrimFunc:
     """The seed's conv layer: 3x3, no padding (the input has h + 2 rows), bias as init, ReLU.
 

@@ -10,7 +10,7 @@ A tensor intrinsic pairs two ``PrimFunc``s over the same buffers:
 ``Schedule.tensorize(loop, name)`` checks that the loops under ``loop`` compute
 what ``desc`` describes, on parts of the program's buffers, and puts ``impl``'s
 body in their place. tirlite ships intrinsics in ``tir.tensor_intrin`` (x86's
-int8 dot products); ``TensorIntrin.get`` loads them on first use.
+and AArch64's 8-bit dot products); ``TensorIntrin.get`` loads them on first use.
 
 >>> from tir import TensorIntrin
 >>> TensorIntrin.get("dot_16x4_vnni").desc.params[0].name            # doctest: +SKIP

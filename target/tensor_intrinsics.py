@@ -39,3 +39,18 @@ def bf16_dot_intrin_for(target: Any) -> tuple[str, int] | None:
     if t.arch == "x86_64" and t.vector_width_bits >= 512 and t.has_feature("avx512bf16"):
         return "dot_16x2_bf16_avx512bf16", 16
     return None
+
+
+def arm_dot_intrin_for(target: Any, signed: bool = True) -> tuple[str, int] | None:
+    """``(name, lanes)`` of the best AArch64 8-bit dot intrinsic ``target`` can run, or None
+    (not AArch64). ``signed`` picks int8 x int8 -> int32, else uint8 x uint8 -> uint32.
+
+    ``sdot``/``udot`` need the dotprod feature as ``-mattr=+dotprod`` says it (a CPU named
+    by ``-mcpu`` alone counts as without it: the NEON fallback is exact anywhere).
+    """
+    t = target if isinstance(target, Target) else Target(str(target))
+    if t.arch != "aarch64":
+        return None
+    if t.has_feature("dotprod"):
+        return ("dot_4x4_i8i8s32_sdot" if signed else "dot_4x4_u8u8u32_udot"), 4
+    return ("dot_4x4_i8i8s32_neon" if signed else "dot_4x4_u8u8u32_neon"), 4

@@ -21,7 +21,7 @@ wraps as the serial loop's 32-bit add does. The fallback's products and partial
 sums are 32-bit and never overflow either. (TVM's NEON fallback adds pairs of
 ``smull`` products with ``saddlp``, which is exact too; it has no unsigned one.)
 
-Use the one ``arm_dot_intrin_for(target)`` names: ``sdot``/``udot`` do not
+Use the one ``target.tensor_intrinsics.arm_dot_intrin_for(target)`` names: ``sdot``/``udot`` do not
 compile for an AArch64 target without ``+dotprod`` (codegen says which
 intrinsic and why).
 """
@@ -143,20 +143,3 @@ TensorIntrin.register(ARM_DOT_4x4_u8_UDOT_INTRIN, dot_product_4x4_u8u8u32_desc,
 TensorIntrin.register(ARM_DOT_4x4_u8_NEON_INTRIN, dot_product_4x4_u8u8u32_desc,
                       dot_product_4x4_u8u8u32_neon, override=True)
 
-
-def arm_dot_intrin_for(target, signed: bool = True) -> tuple[str, int] | None:
-    """``(name, lanes)`` of the best 8-bit dot intrinsic ``target`` can run, or None (not
-    AArch64). ``signed`` picks int8 x int8 -> int32, else uint8 x uint8 -> uint32.
-
-    ``sdot``/``udot`` need the dotprod feature as ``-mattr=+dotprod`` says it (a CPU named
-    by ``-mcpu`` alone counts as without it: the NEON fallback is exact anywhere).
-    ``target`` is a ``codegen.Target`` or its string.
-    """
-    from target.target import Target
-
-    t = target if isinstance(target, Target) else Target(str(target))
-    if t.arch != "aarch64":
-        return None
-    if t.has_feature("dotprod"):
-        return (ARM_DOT_4x4_i8_SDOT_INTRIN if signed else ARM_DOT_4x4_u8_UDOT_INTRIN), 4
-    return (ARM_DOT_4x4_i8_NEON_INTRIN if signed else ARM_DOT_4x4_u8_NEON_INTRIN), 4

@@ -22,10 +22,10 @@ import codegen
 import tir
 from codegen import emulation
 from codegen.interp.backend import build_interpreter
+from target.tensor_intrinsics import arm_dot_intrin_for
 from tir import te
 from tir.schedule import ScheduleError
 from tir.script import tir as T
-from tir.tensor_intrin import arm
 
 DOTPROD = "llvm -mtriple=aarch64-linux-gnu -mattr=+dotprod"
 NEON = "llvm -mtriple=aarch64-linux-gnu -mattr=+neon"
@@ -267,8 +267,8 @@ def test_the_matcher_refuses_other_dtypes(name, dtypes, message):
     ("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3", True, None),
 ])
 def test_arm_dot_intrin_for_names_what_the_target_runs(target, signed, expected):
-    got = arm.arm_dot_intrin_for(codegen.Target(target), signed=signed)
+    got = arm_dot_intrin_for(codegen.Target(target), signed=signed)
     assert got == (None if expected is None else (expected, 4))
-    assert arm.arm_dot_intrin_for(target, signed=signed) == got  # the string works too
+    assert arm_dot_intrin_for(target, signed=signed) == got  # the string works too
     if expected is not None:
         assert tir.TensorIntrin.get(expected) is not None

@@ -387,6 +387,14 @@ def test_bf16_pairs_agree_with_the_serial_loop_to_float32_rounding(shape):
     assert np.all(np.abs(serial[ok] - exact[ok]) <= bound[ok] + 1e-30)
 
 
+def test_an_allowed_inexact_tensorize_replays_from_its_trace():
+    func = bf16_matmul(2, 16, 4)
+    sch = bf16_tensorized(func, allow_inexact=True)
+    again = tir.Schedule(func)
+    tir.schedule.Trace.apply_json_to_schedule(sch.trace.as_json(), again)
+    tir.assert_structural_equal(again.mod["main"], sch.mod["main"])
+
+
 def test_bf16_pairs_code_for_a_named_cpu():
     import re
 

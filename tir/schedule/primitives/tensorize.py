@@ -19,6 +19,7 @@ block keeps later primitives on the outer loops working (``parallel``,
 
 from __future__ import annotations
 
+from ... import dtype as dt
 from ...analysis.var_use import uses_any_var
 from ...arith import Analyzer
 from ...block import Block, BlockRealize
@@ -125,7 +126,7 @@ class _MoveAccesses(StmtExprMutator):
             return Broadcast(self.analyzer.simplify(offset + index.value), index.lanes)
         if index.dtype == offset.dtype:
             return self.analyzer.simplify(offset + index)
-        return Broadcast(offset, index.lanes) + index
+        return Broadcast(offset, dt.lanes_of(index.dtype)) + index
 
 
 def _strides(shape: tuple) -> list[PrimExpr]:

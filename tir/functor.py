@@ -19,10 +19,10 @@ written once, in ``generic_visit``, and every node falls back to it.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import re
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from .buffer import Buffer
 from .expr import PrimExpr, Var
@@ -32,21 +32,25 @@ from .stmt import Stmt
 _DEEP_LIMIT = 200_000
 
 
-@contextlib.contextmanager
-def deep_recursion() -> Iterator[None]:
+class deep_recursion:  # noqa: N801 (used as a function: ``with deep_recursion():``)
     """Let deep (for example left-deep 5,000-term) programs recurse.
 
     CPython 3.11+ runs Python-to-Python calls without growing the C stack, so
-    raising the limit is safe for our pure-Python walkers.
+    raising the limit is safe for our pure-Python walkers. A class rather than a
+    ``contextlib.contextmanager``: the analyzer enters it on every query, and a
+    generator costs several times more per ``with``.
     """
-    old = sys.getrecursionlimit()
-    if old < _DEEP_LIMIT:
-        sys.setrecursionlimit(_DEEP_LIMIT)
-    try:
-        yield
-    finally:
-        if old < _DEEP_LIMIT:
-            sys.setrecursionlimit(old)
+
+    __slots__ = ("old",)
+
+    def __enter__(self) -> None:
+        self.old = sys.getrecursionlimit()
+        if self.old < _DEEP_LIMIT:
+            sys.setrecursionlimit(_DEEP_LIMIT)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.old < _DEEP_LIMIT:
+            sys.setrecursionlimit(self.old)
 
 
 def method_name(cls: type) -> str:
@@ -128,9 +132,8 @@ class _Visitor(_Functor):
 
     def generic_visit(self, node: Node) -> None:
         """Visit every child of ``node`` (binding vars are not visited)."""
-        for name, kind, binds in child_fields(type(node)):
-            if not binds:
-                _VISIT_FIELD[kind](self, getattr(node, name))
+        for name, kind in _walked_fields(type(node)):
+            _VISIT_FIELD[kind](self, getattr(node, name))
 
     # One method per field kind (tir.node's EXPR, STMT, ...), called through _VISIT_FIELD.
 
@@ -182,11 +185,11 @@ class _Mutator(_Functor):
     def generic_visit(self, node: Node) -> Node:
         """Mutate the children of ``node``; the same object if none changed."""
         changes = None
-        for name, kind, binds in child_fields(type(node)):
-            if binds:
-                continue
+        for name, kind in _walked_fields(type(node)):
             old = getattr(node, name)
-            new = self._mutate_field(kind, old)
+            if old is None:
+                continue
+            new = _MUTATE_FIELD[kind](self, old)
             if new is not old:
                 if changes is None:
                     changes = {}
@@ -194,23 +197,30 @@ class _Mutator(_Functor):
         return node if changes is None else replace(node, **changes)
 
     def _mutate_field(self, kind: str, old: Any) -> Any:
-        if old is None:
-            return None
-        if kind == EXPR:
-            return self.visit_expr(old) if self.visits_exprs else old
-        if kind == STMT:
-            return self.visit_stmt(old)
-        if kind == EXPRS:
-            return self._mutate_tuple(old, self.visit_expr) if self.visits_exprs else old
-        if kind == STMTS:
-            return self._mutate_tuple(old, self.visit_stmt)
-        if kind == BUFFER:
-            return self.visit_buffer(old)
-        if kind == BUFFERS:
-            return self._mutate_tuple(old, self.visit_buffer)
-        if kind == NODES:
-            return self._mutate_tuple(old, lambda v: self._method_for(type(v))(self, v))
-        return old
+        return None if old is None else _MUTATE_FIELD[kind](self, old)
+
+    # One method per field kind (tir.node's EXPR, STMT, ...), called through _MUTATE_FIELD.
+
+    def _mutate_expr_field(self, old: PrimExpr) -> PrimExpr:
+        return self.visit_expr(old) if self.visits_exprs else old
+
+    def _mutate_stmt_field(self, old: Stmt) -> Stmt:
+        return self.visit_stmt(old)
+
+    def _mutate_exprs_field(self, old: tuple) -> tuple:
+        return self._mutate_tuple(old, self.visit_expr) if self.visits_exprs else old
+
+    def _mutate_stmts_field(self, old: tuple) -> tuple:
+        return self._mutate_tuple(old, self.visit_stmt)
+
+    def _mutate_buffer_field(self, old: Buffer) -> Buffer:
+        return self.visit_buffer(old)
+
+    def _mutate_buffers_field(self, old: tuple) -> tuple:
+        return self._mutate_tuple(old, self.visit_buffer)
+
+    def _mutate_nodes_field(self, old: tuple) -> tuple:
+        return self._mutate_tuple(old, lambda v: self._method_for(type(v))(self, v))
 
     @staticmethod
     def _mutate_tuple(items: tuple, fn: Callable) -> tuple:
@@ -225,6 +235,24 @@ class _Mutator(_Functor):
 
     def _visit_func(self, func: Any) -> Any:
         return func.with_body(self.visit_stmt(func.body))
+
+
+#: How ``_Mutator.generic_visit`` mutates a child field, by the field's kind.
+_MUTATE_FIELD = {
+    EXPR: _Mutator._mutate_expr_field,
+    STMT: _Mutator._mutate_stmt_field,
+    EXPRS: _Mutator._mutate_exprs_field,
+    STMTS: _Mutator._mutate_stmts_field,
+    BUFFER: _Mutator._mutate_buffer_field,
+    BUFFERS: _Mutator._mutate_buffers_field,
+    NODES: _Mutator._mutate_nodes_field,
+}
+
+
+@functools.cache
+def _walked_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """``(name, kind)`` of the child fields of ``cls`` a walk enters (binding vars are not)."""
+    return tuple((name, kind) for name, kind, binds in child_fields(cls) if not binds)
 
 
 class ExprVisitor(_Visitor):

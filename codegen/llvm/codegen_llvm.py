@@ -26,7 +26,7 @@ from target.target import Target
 from tir.arith import Analyzer
 from tir.expr import Call
 from tir.function import PrimFunc
-from tir.functor import StmtExprVisitor, deep_recursion, post_order_visit
+from tir.functor import StmtExprVisitor, contains, deep_recursion, post_order_visit
 
 from .. import machine
 from ..abi import hidden_vars_of, native_param_type, symbol_name
@@ -53,15 +53,15 @@ from .stmt import StmtCodegen
 def _check_no_scalable_vectors(name: str, func: PrimFunc, target: Target) -> None:
     """Raise if ``func`` uses ``tir.vscale()`` or scalable vectors: LLVM cannot lower them
     for a target without SVE and aborts the whole process ("Cannot select: vscale")."""
-    found = []
-
-    def visit(node) -> None:
+    def scalable(node) -> bool:
         dtype = getattr(node, "dtype", None)
-        if (isinstance(node, Call) and node.op == "tir.vscale") or (
-                isinstance(dtype, str) and "xvscalex" in dtype):
-            found.append(node)
+        return (isinstance(node, Call) and node.op == "tir.vscale") or (
+            isinstance(dtype, str) and "xvscalex" in dtype)
 
-    post_order_visit(func.body, visit)
+    if not contains(func.body, scalable):  # the common case: one walk, no list
+        return
+    found = []
+    post_order_visit(func.body, lambda node: found.append(node) if scalable(node) else None)
     if found:
         raise ValueError(f"codegen: {name!r} uses scalable vectors ({found[0]}), which need a "
                          f"target with SVE, e.g. 'llvm -mtriple=aarch64-linux-gnu -mattr=+sve'; "

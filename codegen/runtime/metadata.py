@@ -20,7 +20,7 @@ import tir
 from tir.buffer import Buffer
 from tir.expr import BinaryOpNode, Cast, IntImm, SizeVar, Var
 from tir.function import NOALIAS, PrimFunc
-from tir.functor import post_order_visit
+from tir.functor import StmtVisitor
 from tir.stmt import BufferStore, Evaluate, SeqStmt
 
 METADATA_SYMBOL = "tirlite_metadata"
@@ -52,15 +52,21 @@ class _Encoder:
         raise ValueError(f"cannot record the shape expression {e} in a library")
 
 
+class _StoreFinder(StmtVisitor):
+    """The ids of the data vars stored to (statements only: no store hides in an expression,
+    and the expressions are most of an unrolled body)."""
+
+    def __init__(self) -> None:
+        self.stored: set[int] = set()
+
+    def visit_buffer_store(self, stmt: BufferStore) -> None:
+        self.stored.add(id(stmt.buffer.data))
+
+
 def _stored_buffers(func: PrimFunc) -> set[int]:
-    stored: set[int] = set()
-
-    def visit(node: Any) -> None:
-        if isinstance(node, BufferStore):
-            stored.add(id(node.buffer.data))
-
-    post_order_visit(func.body, visit)
-    return stored
+    finder = _StoreFinder()
+    finder(func.body)
+    return finder.stored
 
 
 def describe(func: PrimFunc, symbol: str) -> dict:

@@ -133,7 +133,12 @@ class _Visitor(_Functor):
     def generic_visit(self, node: Node) -> None:
         """Visit every child of ``node`` (binding vars are not visited)."""
         for name, kind in _walked_fields(type(node)):
-            _VISIT_FIELD[kind](self, getattr(node, name))
+            if kind == EXPR:  # most fields: inlined, one call less per node
+                value = getattr(node, name)
+                if value is not None and self.visits_exprs:
+                    self.visit_expr(value)
+            else:
+                _VISIT_FIELD[kind](self, getattr(node, name))
 
     # One method per field kind (tir.node's EXPR, STMT, ...), called through _VISIT_FIELD.
 
@@ -189,7 +194,10 @@ class _Mutator(_Functor):
             old = getattr(node, name)
             if old is None:
                 continue
-            new = _MUTATE_FIELD[kind](self, old)
+            if kind == EXPR:  # most fields: inlined, one call less per node
+                new = self.visit_expr(old) if self.visits_exprs else old
+            else:
+                new = _MUTATE_FIELD[kind](self, old)
             if new is not old:
                 if changes is None:
                     changes = {}
@@ -480,13 +488,13 @@ class _FreshCopy(StmtExprMutator):
 
     def generic_visit(self, node: Any) -> Any:
         fresh = {}
-        for name, kind, binds in child_fields(type(node)):
-            if binds and kind == BUFFERS:  # allocated buffers: fresh data vars
+        for name, kind in _binding_fields(type(node)):  # none for most nodes
+            if kind == BUFFERS:  # allocated buffers: fresh data vars
                 bufs = getattr(node, name)
                 for buf in bufs:
                     self.vmap[id(buf.data)] = replace(buf.data)
                 fresh[name] = tuple(self.visit_buffer(buf) for buf in bufs)
-            elif binds:
+            else:
                 old = getattr(node, name)
                 fresh[name] = self.vmap[id(old)] = replace(old)  # same name and dtype, new object
         if fresh:
@@ -501,6 +509,12 @@ class _FreshCopy(StmtExprMutator):
         if key not in self.buffers:
             self.buffers[key] = buf if data is None else replace(buf, data=data)
         return self.buffers[key]
+
+
+@functools.cache
+def _binding_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """``(name, kind)`` of the fields of ``cls`` that bind a variable or buffers."""
+    return tuple((name, kind) for name, kind, binds in child_fields(cls) if binds)
 
 
 def copy_with_fresh_binders(stmt: Any, vmap: Any = None) -> Any:

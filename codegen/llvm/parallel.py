@@ -94,12 +94,14 @@ class ParallelCodegen:
     def _captured(self, op) -> list:
         """The outer variables ``op`` uses (including its buffers' data and shape vars)."""
         found: dict[int, Var] = {}
+        buffers: set[int] = set()  # a buffer's vars are noted at its first access only
 
         def note(node) -> None:
             if isinstance(node, Var) and id(node) in self.vars:
                 found.setdefault(id(node), node)
             buffer = getattr(node, "buffer", None)
-            if isinstance(buffer, Buffer):
+            if isinstance(buffer, Buffer) and id(buffer) not in buffers:
+                buffers.add(id(buffer))
                 for e in (buffer.data, *buffer.shape, *buffer.strides, buffer.elem_offset):
                     post_order_visit(e, note)
 

@@ -20,7 +20,9 @@ candidates of each kernel's design space (the default schedule, then random
 ones; the unscheduled te workloads of tirlite.meta_schedule.testing), one
 at a time in this process: ``export``, the JIT build plus
 ``Module.export_library`` (the shared library a ``build_func`` gives), and
-``artifact``, ``codegen.build_tuning_artifact`` (the builder's default).
+``artifact``, ``codegen.build_tuning_artifact`` (the builder's default). With
+``--phases``, the median ms of each pass and build phase of the artifact builds follows
+(median over the candidates of each row on its own, so the rows need not sum to the total).
 """
 
 from __future__ import annotations
@@ -145,8 +147,10 @@ def profile(func, build: Callable, config: dict) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
-def candidate_times(kernel: str, count: int, clock: Callable[[], float]) -> dict[str, list]:
-    """Per-candidate ms of the builder's two paths on ``count`` candidates of ``kernel``."""
+def candidate_times(kernel: str, count: int, clock: Callable[[], float],
+                    phases: list | None = None) -> dict[str, list]:
+    """Per-candidate ms of the builder's two paths on ``count`` candidates of ``kernel``
+    (and, into ``phases``, each artifact build's ms per pass and phase)."""
     import tempfile
 
     from tirlite.meta_schedule.search import SearchSpace
@@ -172,9 +176,13 @@ def candidate_times(kernel: str, count: int, clock: Callable[[], float]) -> dict
             start = clock()
             codegen.build_for_tuning(cand.sch.mod).export_library(f"{tmp}/c.so")
             times["export"].append((clock() - start) * 1e3)
+            timing = CpuTiming(clock)
             start = clock()
-            codegen.build_tuning_artifact(cand.sch.mod)
+            with transform.PassContext(instruments=[timing] if phases is not None else []):
+                codegen.build_tuning_artifact(cand.sch.mod)
             times["artifact"].append((clock() - start) * 1e3)
+            if phases is not None:
+                phases.append({k: v for k, v in timing.ms.items() if k != "codegen.build"})
     return times
 
 
@@ -189,14 +197,19 @@ def main() -> None:
     parser.add_argument("--json", default="", help="also write every build's times here")
     parser.add_argument("--candidates", type=int, default=0,
                         help="time N tuning candidates of each kernel instead (see above)")
+    parser.add_argument("--phases", action="store_true",
+                        help="with --candidates: also the median ms of each pass and phase")
     args = parser.parse_args()
     if args.candidates:
         clock = time.process_time if args.cpu else time.perf_counter
         for kernel in args.kernels.split(","):
-            times = candidate_times(kernel, args.candidates, clock)
+            phases = [] if args.phases else None
+            times = candidate_times(kernel, args.candidates, clock, phases)
             cells = ", ".join(f"{k} median {statistics.median(v):.1f} ms "
                               f"(min {min(v):.1f}, max {max(v):.1f})" for k, v in times.items())
             print(f"{kernel}, {len(times['artifact'])} candidates: {cells}")
+            for name, ms in (medians(phases) if phases else {}).items():
+                print(f"  {name:<44}{ms:8.1f}")
         return
     lanes = codegen.Target("llvm").vector_width_bits // 32
     builders = _builders()

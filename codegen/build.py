@@ -15,7 +15,6 @@ the config ``codegen.disk_cache`` on, also by later processes (disk_cache.py).
 from __future__ import annotations
 
 import collections
-import gc
 import threading
 import types
 from collections.abc import Mapping
@@ -40,40 +39,6 @@ CACHE_SIZE = 64
 #: at build time or at run time (see ``build_for_tuning`` for why that is safe for timing).
 TUNING_BUILD_CONFIG: Mapping[str, Any] = types.MappingProxyType(
     {"tir.instrument_bound_checkers": False})
-
-
-class _CollectorPause:
-    """``with``: Python's cyclic garbage collector paused while any build runs.
-
-    A build makes and drops hundreds of thousands of short-lived objects (TIR nodes,
-    analyzer memos, llvmlite IR), which set off the collector again and again; a
-    full collection then walks all of them (50-110 ms of a 200 ms tuning candidate,
-    benchmarks/bench_build_time.py). Nothing a build makes needs the collector
-    while it runs: reference counting frees the trees, and the cycles (llvmlite's
-    parent links) are collected after the last build in the process ends. Builds on
-    several threads share one pause; the collector is enabled again only if it was.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.was_enabled = False
-
-    def __enter__(self) -> None:
-        with self.lock:
-            if self.depth == 0:
-                self.was_enabled = gc.isenabled()
-                gc.disable()
-            self.depth += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth == 0 and self.was_enabled:
-                gc.enable()
-
-
-_COLLECTOR_PAUSE = _CollectorPause()
 
 
 def default_pipeline() -> list:
@@ -195,9 +160,8 @@ def build(mod_or_func: IRModule | PrimFunc, target: Target | str = "llvm") -> An
     if cached is not None:
         transform.remarks.deliver(cached.remarks)  # listeners hear them as if it had run
         return cached
-    with _COLLECTOR_PAUSE:
-        lowered, remarks = _lower_with_remarks(mod, target)
-        result = _compile(lowered, target, ctx, remarks, disk)
+    lowered, remarks = _lower_with_remarks(mod, target)
+    result = _compile(lowered, target, ctx, remarks, disk)
     result.remarks = remarks
     _CACHE.add(mod, key, result)
     return result
@@ -261,7 +225,7 @@ def build_tuning_artifact(mod_or_func: IRModule | PrimFunc, target: Target | str
     ctx = PassContext.current()
     with PassContext(opt_level=ctx.opt_level, required_pass=ctx.required_pass,
                      disabled_pass=ctx.disabled_pass, instruments=ctx.instruments,
-                     config={**ctx.config, **TUNING_BUILD_CONFIG}) as tuning, _COLLECTOR_PAUSE:
+                     config={**ctx.config, **TUNING_BUILD_CONFIG}) as tuning:
         lowered = lower(mod, target)
         llvm_module, symbols, messages = _optimized_llvm(lowered, target, tuning)
         with tuning.phase("llvm.codegen"):

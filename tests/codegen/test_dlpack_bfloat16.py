@@ -32,6 +32,9 @@ _new_capsule.restype = ctypes.py_object
 _new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
+_EXPORTED: set = set()  # tensors with an export the consumer has not released yet
+
+
 class Bf16Tensor:
     """A bfloat16 tensor of some library: memory of its own, exported through DLPack 1.0
     (``read_only`` sets the flag), or through the older unversioned capsule (``legacy``)."""
@@ -40,7 +43,7 @@ class Bf16Tensor:
                  read_only: bool = False, legacy: bool = False):
         self.array, self.device = array, device
         self.read_only, self.legacy = read_only, legacy
-        self.released = 0
+        self.released = self.exports = 0
         self._keep: list = []
 
     def __dlpack_device__(self):
@@ -56,6 +59,10 @@ class Bf16Tensor:
         else:
             managed.deleter = DELETER(self._release)
         self._keep += [managed, managed.deleter]
+        # As a real exporter's manager_ctx does: the tensor, its shape and the callback live
+        # until the consumer calls the deleter, whatever happens to the Python object.
+        self.exports += 1
+        _EXPORTED.add(self)
         name = b"dltensor_versioned" if versioned else b"dltensor"
         return _new_capsule(ctypes.addressof(managed), name, None)
 
@@ -71,6 +78,8 @@ class Bf16Tensor:
 
     def _release(self, _ptr):
         self.released += 1
+        if self.released == self.exports:
+            _EXPORTED.discard(self)
 
 
 def scale():

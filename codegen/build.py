@@ -92,6 +92,9 @@ def default_pipeline() -> list:
         # Strided loads summed into an accumulator only read summed over its lanes (a
         # vectorized reduction's) -> contiguous loads, the terms in another lane order.
         transform.ContiguousAccumulation(),
+        # uint8 x int8 products summed into such an accumulator -> vpdpbusd, 4 products per
+        # int32 lane, on AVX512-VNNI/AVX-VNNI targets (config tir.vectorize.dot_instructions).
+        transform.ByteDotAccumulation(),
         # Strided accesses that interleave (re/im, RGB) -> one contiguous access + Shuffles.
         transform.MergeInterleavedAccesses(),
         # Drop the empty loops, Evaluate(0)s and no-op branches left behind.

@@ -2,6 +2,7 @@
 # ruff: noqa: F401  (this file is the package's list of exports)
 
 from .vector import (
+    ByteDotAccumulation,
     ContiguousAccumulation,
     IfConvertVectorLoops,
     InterchangeVectorLoops,

@@ -203,6 +203,12 @@ register_config(
     "(NarrowIntegerArithmetic).",
 )
 register_config(
+    "tir.vectorize.dot_instructions", bool, True,
+    "Sum uint8 x int8 products into a vectorized reduction's accumulator with the CPU's "
+    "byte dot-product instruction (vpdpbusd on AVX512-VNNI or AVX-VNNI targets; "
+    "ByteDotAccumulation).",
+)
+register_config(
     "tir.vectorize.interchange", bool, True,
     "Move a vectorized loop inside the serial loop it holds when its vectors would stride "
     "across rows at every inner step and its iterations are independent "

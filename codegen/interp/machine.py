@@ -26,6 +26,7 @@ from tir.stmt import loop_bounds_error, negative_extent_message
 
 from . import memory, values
 from .intrinsics import ELEMENTWISE
+from .llvm_intrinsics import LLVM_INTRINSICS
 
 
 class ReturnValue(Exception):
@@ -223,6 +224,9 @@ class Machine:
         if special is not None:
             return special(self, e)
         fn = ELEMENTWISE.get(e.op)
+        if e.op == "tir.call_llvm_pure_intrin" and e.args[0].value in LLVM_INTRINSICS:
+            meaning = LLVM_INTRINSICS[e.args[0].value]
+            return meaning(*[self.eval(a) for a in e.args[2:]])
         if fn is None and e.op in ("tir.call_llvm_pure_intrin", "tir.call_llvm_intrin"):
             raise ValueError(f"interpreter: cannot evaluate the LLVM intrinsic "
                              f"{e.args[0].value} (it has no reference semantics here; run "

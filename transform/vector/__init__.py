@@ -26,6 +26,8 @@ The passes, in the order ``codegen.build``'s pipeline runs them, and why that or
    reduction's accumulator, which only its final horizontal sum reads, become
    contiguous loads (lane order does not matter there); before the next pass, which
    would shuffle them into row order.
+   ``ByteDotAccumulation`` (byte_dot_accumulation.py): uint8 x int8 products summed into
+   such an accumulator use ``vpdpbusd`` (4 products per int32 lane) on VNNI targets.
 8. ``MergeInterleavedAccesses`` (merge_interleaved_accesses.py): strided vector accesses
    that together cover memory become one wide access plus shuffles; after ``Simplify``
    has folded the ramps ``VectorizeLoop`` left.
@@ -36,7 +38,8 @@ Beside the passes:
   after it: ``legality`` (may the iterations run as lanes? with ``accesses``,
   ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
   become straight-line code?), ``reductions``, ``scans``, ``strides``, ``interleaving``,
-  ``lane_free`` (is an accumulator read only summed over its lanes?), ``interchange``
+  ``lane_free`` (is an accumulator read only summed over its lanes?), ``byte_dot`` (may
+  ``vpdpbusd`` compute an update?), ``interchange``
   (should a vectorized loop move inside its inner loop?), ``narrowing`` (which narrow
   type computes an integer expression exactly?);
 - ``vectorizer/``: ``VectorizeLoop``'s rewrite: ``expr_rules`` (one ``visit_<node>`` per
@@ -50,6 +53,7 @@ Beside the passes:
 """
 
 from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop
+from .byte_dot_accumulation import ByteDotAccumulation
 from .contiguous_accumulation import ContiguousAccumulation
 from .if_convert_vector_loops import IfConvertVectorLoops
 from .interchange_vector_loops import InterchangeVectorLoops
@@ -81,6 +85,7 @@ __all__ = [
     "PREDICATED",
     "SCALARIZED",
     "VECTORIZED",
+    "ByteDotAccumulation",
     "ExprVectorizer",
     "IfConvertVectorLoops",
     "Legality",

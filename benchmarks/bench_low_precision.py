@@ -13,9 +13,11 @@ Sections:
   pre-packed right operand, with a 8 x 2 (AVX-512) or 4 x 2 (AVX2) register tile
   accumulating in a ``local`` buffer; a bfloat16 matmul (float32 accumulation, default schedule).
   Reported in G(FL)OP/s and as ratios to the float32 one.
-- ``dot`` (2^22 elements): ``s += int32(a[i]) * int32(b[i])`` on uint8 x int8,
-  tirlite's vectorized reduction against numba's loop and NumPy's
-  ``np.dot`` on int32 copies (its natural form; NumPy has no int8 dot).
+- ``dot`` (2^22 elements): ``s += int32(a[i]) * int32(b[i])`` on uint8 x int8 and on
+  int8 x int8, tirlite's vectorized reduction (``vpdpbusd`` for uint8 x int8 on VNNI
+  targets, ``transform.ByteDotAccumulation``; also without it) against numba's loop
+  (the faster of fastmath on and off) and NumPy's ``np.dot`` on int32 copies (its
+  natural form; NumPy has no int8 dot).
 
 PyTorch rows appear when ``import torch`` works (``pip install torch --index-url
 https://download.pytorch.org/whl/cpu`` into the venv). Medians of interleaved runs.
@@ -24,6 +26,7 @@ https://download.pytorch.org/whl/cpu`` into the venv). Medians of interleaved ru
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -34,6 +37,7 @@ import numpy as np  # noqa: E402
 
 import codegen  # noqa: E402
 import tir  # noqa: E402
+import transform  # noqa: E402
 from tir import te  # noqa: E402
 from target.tensor_intrinsics import bf16_dot_intrin_for, dot_intrin_for  # noqa: E402
 from tirlite import meta_schedule as ms  # noqa: E402
@@ -170,11 +174,11 @@ def _torch_matmuls(x: np.ndarray, y: np.ndarray) -> dict:
             "torch bfloat16": lambda: torch.matmul(bx, by)}
 
 
-def tir_dot(n: int) -> tir.PrimFunc:
-    """``s[0] = sum int32(a[i]) * int32(b[i])`` over uint8 x int8, a vectorized loop."""
+def tir_dot(n: int, da: str = "uint8", db: str = "int8") -> tir.PrimFunc:
+    """``s[0] = sum int32(a[i]) * int32(b[i])`` over ``da`` x ``db``, a vectorized loop."""
     ib = tir.ir_builder.create()
-    a = ib.buffer_ptr(tir.decl_buffer((n,), "uint8", "a"))
-    b = ib.buffer_ptr(tir.decl_buffer((n,), "int8", "b"))
+    a = ib.buffer_ptr(tir.decl_buffer((n,), da, "a"))
+    b = ib.buffer_ptr(tir.decl_buffer((n,), db, "b"))
     s = ib.buffer_ptr(tir.decl_buffer((1,), "int32", "s"))
     s[0] = tir.const(0, "int32")
     with ib.for_range(0, n, name="i", kind="vectorize") as i:
@@ -184,57 +188,96 @@ def tir_dot(n: int) -> tir.PrimFunc:
     return tir.PrimFunc(params, ib.get(), buffer_map=dict(zip(params, bufs)))
 
 
+def _dot_inputs(n: int, da: str, db: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    info_a, info_b = np.iinfo(da), np.iinfo(db)
+    return (rng.integers(info_a.min, info_a.max, n, endpoint=True).astype(da),
+            rng.integers(info_b.min, info_b.max, n, endpoint=True).astype(db))
+
+
 def dot_rows(runs: int) -> list[tuple]:
-    n, rng = N_DOT, np.random.default_rng(1)
-    a = rng.integers(0, 256, n).astype(np.uint8)
-    b = rng.integers(-128, 128, n).astype(np.int8)
-    s = np.zeros(1, np.int32)
-    mod = codegen.build(tir_dot(n))
-    mod(a, b, s)
-    want = np.int32(np.dot(a.astype(np.int64), b.astype(np.int64)) % (1 << 32))
-    assert s[0] == want.astype(np.int32), "int8 dot"
-    a32, b32 = a.astype(np.int32), b.astype(np.int32)
-    fns = {"tirlite": lambda: mod(a, b, s), "numpy (int32 copies)": lambda: np.dot(a32, b32)}
-    fns.update(_numba_dot(a, b))
-    times = interleaved_median_ms(fns, runs)
-    return [(name, ms_, 2 * n / ms_ / 1e6, ms_ / times["tirlite"]) for name, ms_ in times.items()]
+    """uint8 x int8 and int8 x int8 dots: tirlite (with and without ``vpdpbusd``, config
+    ``tir.vectorize.dot_instructions``), numba's loop (the faster of fastmath on and off)
+    and NumPy's ``np.dot`` on int32 copies. Rows: name, ms, GOP/s, time / tirlite's."""
+    rows = []
+    for da, db in (("uint8", "int8"), ("int8", "int8")):
+        n, rng = N_DOT, np.random.default_rng(1)
+        a, b = _dot_inputs(n, da, db, rng)
+        s = np.zeros(1, np.int32)
+        want = np.int64(np.dot(a.astype(np.int64), b.astype(np.int64)))
+        want = np.int32((int(want) + 2 ** 31) % 2 ** 32 - 2 ** 31)
+        mods = {"tirlite": codegen.build(tir_dot(n, da, db))}
+        with transform.PassContext(config={"tir.vectorize.dot_instructions": False}):
+            mods["tirlite, no dot instr."] = codegen.build(tir_dot(n, da, db))
+        fns = {}
+        for name, mod in mods.items():
+            mod(a, b, s)
+            assert s[0] == want, f"{da} x {db} dot ({name})"
+            fns[name] = functools.partial(mod, a, b, s)
+        a32, b32 = a.astype(np.int32), b.astype(np.int32)
+        fns["numpy (int32 copies)"] = lambda a32=a32, b32=b32: np.dot(a32, b32)
+        fns.update(_numba_dots(a, b, want))
+        times = interleaved_median_ms(fns, runs)
+        times = _fastest_numba(times)
+        rows += [(f"{da} x {db}: {name}", ms_, 2 * n / ms_ / 1e6, ms_ / times["tirlite"])
+                 for name, ms_ in times.items()]
+    return rows
 
 
-def _numba_dot(a: np.ndarray, b: np.ndarray) -> dict:
+def _numba_dots(a: np.ndarray, b: np.ndarray, want: np.int32) -> dict:
+    """numba's loop, compiled with fastmath on and off, checked against ``want``."""
     try:
         import numba
     except ImportError:
         return {}
+    fns = {}
+    for fastmath in (True, False):
+        @numba.njit(fastmath=fastmath, cache=False)
+        def dot(x, y):
+            s = np.int32(0)
+            for i in range(x.shape[0]):
+                s += np.int32(x[i]) * np.int32(y[i])
+            return s
 
-    @numba.njit(fastmath=True, cache=False)
-    def dot(x, y):
-        s = np.int32(0)
-        for i in range(x.shape[0]):
-            s += np.int32(x[i]) * np.int32(y[i])
-        return s
+        assert dot(a, b) == want, "numba dot"
+        fns[f"numba (fastmath={fastmath})"] = functools.partial(dot, a, b)
+    return fns
 
-    dot(a, b)
-    return {"numba": lambda: dot(a, b)}
+
+def _fastest_numba(times: dict) -> dict:
+    """``times`` with only the faster numba variant, named ``numba`` plus its flag."""
+    numba_rows = sorted((t, name) for name, t in times.items() if name.startswith("numba"))
+    out = {name: t for name, t in times.items() if not name.startswith("numba")}
+    if numba_rows:
+        t, name = numba_rows[0]
+        out[name.replace("numba (", "numba, fastest (")] = t
+    return out
+
+
+#: The sections, in the order they run: name -> (title, rows(runs), row format). Each rows
+#: function returns (name, ms, rate, ratio) tuples; add a section by adding an entry.
+SECTIONS = {
+    "matmul": (f"matmul {N_MATMUL}^3, one thread: ms, G(FL)OP/s, speed / tirlite float32",
+               matmul_rows, "{:9.2f}{:9.1f}{:8.2f}x"),
+    "dot": ("int8 dot over 2^22: ms, GOP/s, time / tirlite's (2x numba asked)",
+            dot_rows, "{:9.3f}{:9.1f}{:8.2f}x"),
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--section", choices=["matmul", "dot"], action="append")
+    parser.add_argument("--section", choices=list(SECTIONS), action="append")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     target = codegen.Target("llvm")
     print(f"host: {_host_cpu()}; target {target.mcpu}, {target.vector_width_bits}-bit vectors, "
-          f"VNNI {target.has_feature('avx512vnni') or target.has_feature('avxvnni')}, "
+          f"AVX512-VNNI {target.has_feature('avx512vnni')}, "
+          f"AVX-VNNI {target.has_feature('avxvnni')}, "
           f"AVX512-BF16 {target.has_feature('avx512bf16')}")
-    sections = args.section or ["matmul", "dot"]
-    if "matmul" in sections:
-        print(f"\nmatmul {N_MATMUL}^3, one thread: ms, G(FL)OP/s, speed / tirlite float32")
-        for name, t, rate, ratio in matmul_rows(args.runs):
-            print(f"  {name:<28}{t:9.2f}{rate:9.1f}{ratio:8.2f}x")
-    if "dot" in sections:
-        print("\nint8 dot over 2^22: ms, GOP/s, time / tirlite's")
-        for name, t, rate, ratio in dot_rows(args.runs):
-            print(f"  {name:<28}{t:9.3f}{rate:9.1f}{ratio:8.2f}x")
+    for name in args.section or list(SECTIONS):
+        title, rows, fmt = SECTIONS[name]
+        print(f"\n{title}")
+        for row_name, *figures in rows(args.runs):
+            print(f"  {row_name:<46}" + fmt.format(*figures))
 
 
 if __name__ == "__main__":

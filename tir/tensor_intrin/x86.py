@@ -35,110 +35,87 @@ from ..script import tir as T
 from ..tensor_intrinsic import TensorIntrin
 
 
-@T.prim_func
-def dot_product_16x4_u8i8i32_desc(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((16, 4), "int8", offset_factor=1),
-    C: T.Buffer((16,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        for i in T.serial(0, 16):
-            for k in T.serial(0, 4):
-                with T.block("update"):
-                    vi, vk = T.axis.remap("SR", [i, k])
-                    C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
+def u8i8_dot_desc(lanes: int):
+    """``C[i] += int32(A[k]) * int32(B[i, k])`` for i < lanes, k < 4 (TVM's desc)."""
+
+    @T.prim_func
+    def desc(
+        A: T.Buffer((4,), "uint8", offset_factor=1),
+        B: T.Buffer((lanes, 4), "int8", offset_factor=1),
+        C: T.Buffer((lanes,), "int32", offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            for i in T.serial(0, lanes):
+                for k in T.serial(0, 4):
+                    with T.block("update"):
+                        vi, vk = T.axis.remap("SR", [i, k])
+                        C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
+
+    return desc
 
 
-@T.prim_func
-def dot_product_16x4_u8i8i32_vnni(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((16, 4), "int8", offset_factor=1),
-    C: T.Buffer((16,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        # The 4 bytes of A as one int32, in every lane: vpdpbusd multiplies lane i's
-        # 4 bytes of both operands pairwise and adds the 4 products to C[i].
-        a_all = T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 16)
-        b = T.reinterpret(B.vload([0, 0], "int8x64"), dtype="int32x16")
-        C[T.ramp(0, 1, 16)] = T.call_llvm_pure_intrin(
-            "int32x16", "llvm.x86.avx512.vpdpbusd.512", T.uint32(3),
-            C.vload([0], "int32x16"), a_all, b)
+def u8i8_dot_vpdpbusd(lanes: int, intrinsic: str):
+    """One ``vpdpbusd`` (``intrinsic``: the zmm or the ymm one) over ``lanes`` int32 lanes."""
+    acc, a_dtype, b_dtype = f"int32x{lanes}", "uint8x4", f"int8x{4 * lanes}"
+
+    @T.prim_func
+    def impl(
+        A: T.Buffer((4,), "uint8", offset_factor=1),
+        B: T.Buffer((lanes, 4), "int8", offset_factor=1),
+        C: T.Buffer((lanes,), "int32", offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            # The 4 bytes of A as one int32, in every lane: vpdpbusd multiplies lane i's
+            # 4 bytes of both operands pairwise and adds the 4 products to C[i].
+            a_all = T.broadcast(T.reinterpret(A.vload([0], a_dtype), dtype="int32"), lanes)
+            b = T.reinterpret(B.vload([0, 0], b_dtype), dtype=acc)
+            C[T.ramp(0, 1, lanes)] = T.call_llvm_pure_intrin(
+                acc, intrinsic, T.uint32(3), C.vload([0], acc), a_all, b)
+
+    return impl
 
 
-@T.prim_func
-def dot_product_16x4_u8i8i32_avx512(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((16, 4), "int8", offset_factor=1),
-    C: T.Buffer((16,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 16),
-            dtype="uint8x64")
-        a16 = T.cast(a_all, "int16x64")
-        b16 = T.cast(B.vload([0, 0], "int8x64"), "int16x64")
-        # Lane m of a pair sum is row m // 2's products k = 2(m % 2) and 2(m % 2) + 1:
-        # rows 0-7 from the first 32 bytes, rows 8-15 from the last 32.
-        lo = T.call_llvm_pure_intrin(
-            "int32x16", "llvm.x86.avx512.pmaddw.d.512", T.uint32(2),
-            T.Shuffle([a16], list(range(32))), T.Shuffle([b16], list(range(32))))
-        hi = T.call_llvm_pure_intrin(
-            "int32x16", "llvm.x86.avx512.pmaddw.d.512", T.uint32(2),
-            T.Shuffle([a16], list(range(32, 64))), T.Shuffle([b16], list(range(32, 64))))
-        C[T.ramp(0, 1, 16)] = (C.vload([0], "int32x16")
-                               + T.Shuffle([lo, hi], list(range(0, 32, 2)))
-                               + T.Shuffle([lo, hi], list(range(1, 32, 2))))
+def u8i8_dot_pmaddwd(lanes: int, intrinsic: str):
+    """The exact fallback: both operands widened to int16, ``vpmaddwd`` (``intrinsic``) sums
+    pairs of products into int32, then the two pair sums of each lane are added."""
+    acc, half, wide = f"int32x{lanes}", 2 * lanes, 4 * lanes
+    bytes_u8, bytes_i8, pairs_i16 = f"uint8x{wide}", f"int8x{wide}", f"int16x{wide}"
+
+    @T.prim_func
+    def impl(
+        A: T.Buffer((4,), "uint8", offset_factor=1),
+        B: T.Buffer((lanes, 4), "int8", offset_factor=1),
+        C: T.Buffer((lanes,), "int32", offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            a_all = T.reinterpret(
+                T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), lanes),
+                dtype=bytes_u8)
+            a16 = T.cast(a_all, pairs_i16)
+            b16 = T.cast(B.vload([0, 0], bytes_i8), pairs_i16)
+            # Lane m of a pair sum is row m // 2's products k = 2(m % 2) and 2(m % 2) + 1:
+            # the first half of the rows from the first half of the bytes, and so on.
+            lo = T.call_llvm_pure_intrin(
+                acc, intrinsic, T.uint32(2),
+                T.Shuffle([a16], list(range(half))), T.Shuffle([b16], list(range(half))))
+            hi = T.call_llvm_pure_intrin(
+                acc, intrinsic, T.uint32(2),
+                T.Shuffle([a16], list(range(half, wide))),
+                T.Shuffle([b16], list(range(half, wide))))
+            C[T.ramp(0, 1, lanes)] = (C.vload([0], acc)
+                                      + T.Shuffle([lo, hi], list(range(0, half, 2)))
+                                      + T.Shuffle([lo, hi], list(range(1, half, 2))))
+
+    return impl
 
 
-@T.prim_func
-def dot_product_8x4_u8i8i32_desc(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((8, 4), "int8", offset_factor=1),
-    C: T.Buffer((8,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        for i in T.serial(0, 8):
-            for k in T.serial(0, 4):
-                with T.block("update"):
-                    vi, vk = T.axis.remap("SR", [i, k])
-                    C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
-
-
-@T.prim_func
-def dot_product_8x4_u8i8i32_avxvnni(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((8, 4), "int8", offset_factor=1),
-    C: T.Buffer((8,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 8)
-        b = T.reinterpret(B.vload([0, 0], "int8x32"), dtype="int32x8")
-        C[T.ramp(0, 1, 8)] = T.call_llvm_pure_intrin(
-            "int32x8", "llvm.x86.avx512.vpdpbusd.256", T.uint32(3),
-            C.vload([0], "int32x8"), a_all, b)
-
-
-@T.prim_func
-def dot_product_8x4_u8i8i32_avx2(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((8, 4), "int8", offset_factor=1),
-    C: T.Buffer((8,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="int32"), 8),
-            dtype="uint8x32")
-        a16 = T.cast(a_all, "int16x32")
-        b16 = T.cast(B.vload([0, 0], "int8x32"), "int16x32")
-        lo = T.call_llvm_pure_intrin(
-            "int32x8", "llvm.x86.avx2.pmadd.wd", T.uint32(2),
-            T.Shuffle([a16], list(range(16))), T.Shuffle([b16], list(range(16))))
-        hi = T.call_llvm_pure_intrin(
-            "int32x8", "llvm.x86.avx2.pmadd.wd", T.uint32(2),
-            T.Shuffle([a16], list(range(16, 32))), T.Shuffle([b16], list(range(16, 32))))
-        C[T.ramp(0, 1, 8)] = (C.vload([0], "int32x8")
-                              + T.Shuffle([lo, hi], list(range(0, 16, 2)))
-                              + T.Shuffle([lo, hi], list(range(1, 16, 2))))
+dot_product_16x4_u8i8i32_desc = u8i8_dot_desc(16)
+dot_product_16x4_u8i8i32_vnni = u8i8_dot_vpdpbusd(16, "llvm.x86.avx512.vpdpbusd.512")
+dot_product_16x4_u8i8i32_avx512 = u8i8_dot_pmaddwd(16, "llvm.x86.avx512.pmaddw.d.512")
+dot_product_8x4_u8i8i32_desc = u8i8_dot_desc(8)
+# The 256-bit intrinsic is VEX-encoded with AVX-VNNI, EVEX with AVX512-VNNI + VL.
+dot_product_8x4_u8i8i32_avxvnni = u8i8_dot_vpdpbusd(8, "llvm.x86.avx512.vpdpbusd.256")
+dot_product_8x4_u8i8i32_avx2 = u8i8_dot_pmaddwd(8, "llvm.x86.avx2.pmadd.wd")
 
 
 @T.prim_func

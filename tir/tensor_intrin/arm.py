@@ -32,101 +32,79 @@ from ..script import tir as T
 from ..tensor_intrinsic import TensorIntrin
 
 
-@T.prim_func
-def dot_product_4x4_i8i8i32_desc(
-    A: T.Buffer((4,), "int8", offset_factor=1),
-    B: T.Buffer((4, 4), "int8", offset_factor=1),
-    C: T.Buffer((4,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        for i in T.serial(0, 4):
-            for k in T.serial(0, 4):
-                with T.block("update"):
-                    vi, vk = T.axis.remap("SR", [i, k])
-                    C[vi] = C[vi] + T.cast(A[vk], "int32") * T.cast(B[vi, vk], "int32")
+def dot_desc(elem: str, acc: str):
+    """``C[i] += acc(A[k]) * acc(B[i, k])`` for i, k < 4 on ``elem`` (TVM's desc)."""
+
+    @T.prim_func
+    def desc(
+        A: T.Buffer((4,), elem, offset_factor=1),
+        B: T.Buffer((4, 4), elem, offset_factor=1),
+        C: T.Buffer((4,), acc, offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            for i in T.serial(0, 4):
+                for k in T.serial(0, 4):
+                    with T.block("update"):
+                        vi, vk = T.axis.remap("SR", [i, k])
+                        C[vi] = C[vi] + T.cast(A[vk], acc) * T.cast(B[vi, vk], acc)
+
+    return desc
 
 
-@T.prim_func
-def dot_product_4x4_i8i8i32_sdot(
-    A: T.Buffer((4,), "int8", offset_factor=1),
-    B: T.Buffer((4, 4), "int8", offset_factor=1),
-    C: T.Buffer((4,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        # A's 4 bytes as one int32 in every lane: sdot multiplies lane i's 4 bytes of
-        # both operands pairwise and adds the 4 products to C[i].
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "int8x4"), dtype="int32"), 4),
-            dtype="int8x16")
-        C[T.ramp(0, 1, 4)] = T.call_llvm_pure_intrin(
-            "int32x4", "llvm.aarch64.neon.sdot.v4i32.v16i8", T.uint32(3),
-            C.vload([0], "int32x4"), a_all, B.vload([0, 0], "int8x16"))
+def dot_instruction(elem: str, acc: str, intrinsic: str):
+    """One ``sdot``/``udot`` (``intrinsic``) into C's 4 lanes."""
+    quad, bytes16, acc4 = f"{elem}x4", f"{elem}x16", f"{acc}x4"
+
+    @T.prim_func
+    def impl(
+        A: T.Buffer((4,), elem, offset_factor=1),
+        B: T.Buffer((4, 4), elem, offset_factor=1),
+        C: T.Buffer((4,), acc, offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            # A's 4 bytes as one 32-bit value in every lane: sdot/udot multiplies lane i's
+            # 4 bytes of both operands pairwise and adds the 4 products to C[i].
+            a_all = T.reinterpret(
+                T.broadcast(T.reinterpret(A.vload([0], quad), dtype=acc), 4), dtype=bytes16)
+            C[T.ramp(0, 1, 4)] = T.call_llvm_pure_intrin(
+                acc4, intrinsic, T.uint32(3), C.vload([0], acc4), a_all,
+                B.vload([0, 0], bytes16))
+
+    return impl
 
 
-@T.prim_func
-def dot_product_4x4_i8i8i32_neon(
-    A: T.Buffer((4,), "int8", offset_factor=1),
-    B: T.Buffer((4, 4), "int8", offset_factor=1),
-    C: T.Buffer((4,), "int32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "int8x4"), dtype="int32"), 4),
-            dtype="int8x16")
-        prod = T.cast(a_all, "int32x16") * T.cast(B.vload([0, 0], "int8x16"), "int32x16")
-        # Lane i's products are prod[4i : 4i + 4]: add neighbours twice (NEON's addp).
-        pairs = (T.Shuffle([prod], [0, 2, 4, 6, 8, 10, 12, 14])
-                 + T.Shuffle([prod], [1, 3, 5, 7, 9, 11, 13, 15]))
-        C[T.ramp(0, 1, 4)] = (C.vload([0], "int32x4")
-                              + (T.Shuffle([pairs], [0, 2, 4, 6])
-                                 + T.Shuffle([pairs], [1, 3, 5, 7])))
+def dot_neon(elem: str, acc: str):
+    """The exact fallback without dotprod: 32-bit products, neighbours added twice."""
+    quad, bytes16, acc4, acc16 = f"{elem}x4", f"{elem}x16", f"{acc}x4", f"{acc}x16"
+
+    @T.prim_func
+    def impl(
+        A: T.Buffer((4,), elem, offset_factor=1),
+        B: T.Buffer((4, 4), elem, offset_factor=1),
+        C: T.Buffer((4,), acc, offset_factor=1),
+    ) -> None:
+        with T.block("root"):
+            a_all = T.reinterpret(
+                T.broadcast(T.reinterpret(A.vload([0], quad), dtype=acc), 4), dtype=bytes16)
+            prod = T.cast(a_all, acc16) * T.cast(B.vload([0, 0], bytes16), acc16)
+            # Lane i's products are prod[4i : 4i + 4]: add neighbours twice (NEON's addp).
+            pairs = (T.Shuffle([prod], [0, 2, 4, 6, 8, 10, 12, 14])
+                     + T.Shuffle([prod], [1, 3, 5, 7, 9, 11, 13, 15]))
+            C[T.ramp(0, 1, 4)] = (C.vload([0], acc4)
+                                  + (T.Shuffle([pairs], [0, 2, 4, 6])
+                                     + T.Shuffle([pairs], [1, 3, 5, 7])))
+
+    return impl
 
 
-@T.prim_func
-def dot_product_4x4_u8u8u32_desc(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((4, 4), "uint8", offset_factor=1),
-    C: T.Buffer((4,), "uint32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        for i in T.serial(0, 4):
-            for k in T.serial(0, 4):
-                with T.block("update"):
-                    vi, vk = T.axis.remap("SR", [i, k])
-                    C[vi] = C[vi] + T.cast(A[vk], "uint32") * T.cast(B[vi, vk], "uint32")
-
-
-@T.prim_func
-def dot_product_4x4_u8u8u32_udot(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((4, 4), "uint8", offset_factor=1),
-    C: T.Buffer((4,), "uint32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="uint32"), 4),
-            dtype="uint8x16")
-        C[T.ramp(0, 1, 4)] = T.call_llvm_pure_intrin(
-            "uint32x4", "llvm.aarch64.neon.udot.v4i32.v16i8", T.uint32(3),
-            C.vload([0], "uint32x4"), a_all, B.vload([0, 0], "uint8x16"))
-
-
-@T.prim_func
-def dot_product_4x4_u8u8u32_neon(
-    A: T.Buffer((4,), "uint8", offset_factor=1),
-    B: T.Buffer((4, 4), "uint8", offset_factor=1),
-    C: T.Buffer((4,), "uint32", offset_factor=1),
-) -> None:
-    with T.block("root"):
-        a_all = T.reinterpret(
-            T.broadcast(T.reinterpret(A.vload([0], "uint8x4"), dtype="uint32"), 4),
-            dtype="uint8x16")
-        prod = T.cast(a_all, "uint32x16") * T.cast(B.vload([0, 0], "uint8x16"), "uint32x16")
-        pairs = (T.Shuffle([prod], [0, 2, 4, 6, 8, 10, 12, 14])
-                 + T.Shuffle([prod], [1, 3, 5, 7, 9, 11, 13, 15]))
-        C[T.ramp(0, 1, 4)] = (C.vload([0], "uint32x4")
-                              + (T.Shuffle([pairs], [0, 2, 4, 6])
-                                 + T.Shuffle([pairs], [1, 3, 5, 7])))
+dot_product_4x4_i8i8i32_desc = dot_desc("int8", "int32")
+dot_product_4x4_i8i8i32_sdot = dot_instruction("int8", "int32",
+                                               "llvm.aarch64.neon.sdot.v4i32.v16i8")
+dot_product_4x4_i8i8i32_neon = dot_neon("int8", "int32")
+dot_product_4x4_u8u8u32_desc = dot_desc("uint8", "uint32")
+dot_product_4x4_u8u8u32_udot = dot_instruction("uint8", "uint32",
+                                               "llvm.aarch64.neon.udot.v4i32.v16i8")
+dot_product_4x4_u8u8u32_neon = dot_neon("uint8", "uint32")
 
 
 ARM_DOT_4x4_i8_SDOT_INTRIN = "dot_4x4_i8i8s32_sdot"

@@ -15,18 +15,32 @@ from typing import Any
 from .target import Target
 
 
+def vpdpbusd_bytes(target: Target) -> tuple[int, ...]:
+    """The widths (in bytes, widest first) of ``vpdpbusd`` that ``target`` can run: zmm with
+    AVX512-VNNI and 512-bit vectors, ymm with AVX-VNNI or AVX512-VNNI + AVX512-VL."""
+    if target.arch != "x86_64":
+        return ()
+    vnni512 = target.has_feature("avx512vnni")
+    widths = []
+    if vnni512 and target.vector_width_bits >= 512:
+        widths.append(64)
+    if target.has_feature("avxvnni") or vnni512 and target.has_feature("avx512vl"):
+        widths.append(32)
+    return tuple(widths)
+
+
 def dot_intrin_for(target: Any) -> tuple[str, int] | None:
     """``(name, lanes)`` of the best uint8 x int8 -> int32 dot intrinsic ``target`` can run,
     or None (not x86, or no AVX2). ``target`` is a ``Target`` or its string."""
     t = target if isinstance(target, Target) else Target(str(target))
     if t.arch not in ("x86_64", "i386", "i686"):
         return None
-    wide = t.vector_width_bits >= 512
-    if wide and t.has_feature("avx512vnni"):
+    widths = vpdpbusd_bytes(t)
+    if 64 in widths:
         return "dot_16x4_vnni", 16
-    if wide and t.has_feature("avx512bw"):
+    if t.vector_width_bits >= 512 and t.has_feature("avx512bw"):
         return "dot_16x4_avx512", 16
-    if t.has_feature("avxvnni") or t.has_feature("avx512vnni") and t.has_feature("avx512vl"):
+    if 32 in widths:
         return "dot_8x4_avxvnni", 8
     if t.has_feature("avx2"):
         return "dot_8x4_avx2", 8

@@ -7,12 +7,13 @@ import pytest
 
 import codegen
 import tir
+from target.tensor_intrinsics import vpdpbusd_bytes
 from tir import op
 from tir.expr import Cast, Ramp
 from tir.op_intrin import call_llvm_pure_intrin
 from tir.stmt import BufferStore
 from tir.structural import assert_structural_equal
-from transform.vector.byte_dot_accumulation import byte_dot_accumulation, vpdpbusd_bytes
+from transform.vector.byte_dot_accumulation import byte_dot_accumulation
 
 ZNVER4, ALDERLAKE = codegen.Target("llvm -mcpu=znver4"), codegen.Target("llvm -mcpu=alderlake")
 

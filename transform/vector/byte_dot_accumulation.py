@@ -25,6 +25,7 @@ TVM's passes; ``codegen.build``'s pipeline runs it after ``ContiguousAccumulatio
 from __future__ import annotations
 
 from target.target import Target
+from target.tensor_intrinsics import vpdpbusd_bytes
 from tir import dtype as dt
 from tir import op
 from tir.expr import BufferLoad, PrimExpr, Ramp, Shuffle
@@ -43,19 +44,6 @@ DOT_INSTRUCTIONS = "tir.vectorize.dot_instructions"
 
 #: Bytes per instruction -> the LLVM intrinsic (the 256-bit one is VEX-encoded with AVX-VNNI).
 _VPDPBUSD = {64: "llvm.x86.avx512.vpdpbusd.512", 32: "llvm.x86.avx512.vpdpbusd.256"}
-
-
-def vpdpbusd_bytes(target: Target) -> tuple[int, ...]:
-    """The widths (in bytes, widest first) of ``vpdpbusd`` that ``target`` can run."""
-    if target.arch != "x86_64":
-        return ()
-    vnni512 = target.has_feature("avx512vnni")
-    widths = []
-    if vnni512 and target.vector_width_bits >= 512:
-        widths.append(64)
-    if target.has_feature("avxvnni") or vnni512 and target.has_feature("avx512vl"):
-        widths.append(32)
-    return tuple(widths)
 
 
 def _part(e: PrimExpr, start: int, lanes: int) -> PrimExpr:

@@ -108,13 +108,17 @@ def test_every_build_agrees_with_numpy(da, db, n):
 
 @pytest.mark.parametrize("da,db", FORMS)
 def test_sums_that_wrap_around_int32(da, db):
-    """All-extreme inputs over 70001 elements: the exact sum leaves int32 several times
-    (255 * -128 * 70001 < -2^31); every build gives the same wrapped value."""
-    n = 70001
+    """All-extreme inputs over 4099 elements, from an initial value 17 inside the edge of
+    int32 that the products run towards: the exact sum leaves int32 (once for bytes, many
+    times for int16 pairs); every build gives the same wrapped value."""
+    n = 4099
     for pa, pb in (("max", "min"), ("max", "max"), ("min", "min")):
         a, b = inputs(da, n, pa, None), inputs(db, n, pb, None)
-        want = wrapped_dot(a, b, 17)
-        assert results(dot(da, db), [a, b, np.array([17], np.int32)]) == [want] * 5
+        exact = int(np.dot(a.astype(np.int64), b.astype(np.int64)))
+        init = 2 ** 31 - 18 if exact > 0 else -(2 ** 31) + 17
+        assert exact == 0 or not -(2 ** 31) <= init + exact < 2 ** 31  # it does wrap
+        want = wrapped_dot(a, b, init)
+        assert results(dot(da, db), [a, b, np.array([init], np.int32)]) == [want] * 5
 
 
 @pytest.mark.parametrize("da,db", [("uint8", "int8"), ("int8", "int8")])

@@ -111,3 +111,14 @@ def decl_buffer(
         name,
         scope,
     )
+
+
+def flat_view(buf: Buffer) -> Buffer:
+    """A one-dimensional buffer ``<name>_flat`` over ``buf``'s memory (its data var and
+    element offset), as many elements long as ``buf``'s dense shape holds: for an access
+    that runs across rows, such as one vector load of a whole dense tile."""
+    size: Any = 1
+    for d in buf.shape:
+        size = size * (d.value if getattr(d, "value", None) is not None else d)
+    return decl_buffer((size,), buf.dtype, f"{buf.name}_flat", data=buf.data,
+                       elem_offset=buf.elem_offset)

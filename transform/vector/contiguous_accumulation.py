@@ -31,7 +31,7 @@ import operator
 
 from tir import arith
 from tir import dtype as dt
-from tir.buffer import decl_buffer
+from tir.buffer import flat_view
 from tir.expr import Add, BufferLoad, IntImm, PrimExpr, Ramp
 from tir.functor import StmtExprMutator, deep_recursion
 from tir.node import replace
@@ -114,9 +114,7 @@ def _flat_view(buf, views: dict):
         return buf
     key = (id(buf.data), buf.dtype)
     if key not in views:
-        size = functools.reduce(operator.mul, [d.value for d in buf.shape], 1)
-        views[key] = decl_buffer((size,), buf.dtype, f"{buf.name}_flat", data=buf.data,
-                                 elem_offset=buf.elem_offset)
+        views[key] = flat_view(buf)
     return views[key]
 
 

@@ -23,7 +23,7 @@ from ... import dtype as dt
 from ...analysis.var_use import uses_any_var
 from ...arith import Analyzer
 from ...block import Block, BlockRealize
-from ...buffer import Buffer, decl_buffer
+from ...buffer import Buffer, flat_view
 from ...expr import Broadcast, BufferLoad, IntImm, PrimExpr, Ramp, Var
 from ...function import PrimFunc
 from ...functor import StmtExprMutator, copy_with_fresh_binders
@@ -107,12 +107,9 @@ class _MoveAccesses(StmtExprMutator):
                                                            index),))
 
     def _flat_view(self, buf: Buffer) -> Buffer:
-        view = self.views.get(id(buf))
-        if view is None:
-            size = self.analyzer.simplify(_product(buf.shape))
-            view = self.views[id(buf)] = decl_buffer((size,), buf.dtype, f"{buf.name}_flat",
-                                                     data=buf.data)
-        return view
+        if id(buf) not in self.views:
+            self.views[id(buf)] = flat_view(buf)  # at the buffer's element offset too
+        return self.views[id(buf)]
 
     def _indices(self, m, indices: tuple) -> tuple:
         lead = len(m.offsets) - len(indices)
@@ -136,13 +133,6 @@ def _strides(shape: tuple) -> list[PrimExpr]:
         out.append(step)
         step = step * d
     return out[::-1]
-
-
-def _product(values: tuple) -> PrimExpr:
-    out = const(1)
-    for v in values:
-        out = out * v
-    return out
 
 
 def _flat_index(indices: tuple, strides: list) -> PrimExpr:

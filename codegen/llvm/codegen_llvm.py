@@ -114,6 +114,10 @@ class CodeGenLLVM(
         self.aligns: dict[int, int] = {}
         self.noalias_vars: set[int] = set()  # data vars holding noalias pointers
         self.in_parallel = False
+        # Loops emitted and loads shuffled out of wide chunks, so far: emit_loop compares
+        # them around a body to find innermost loops of shuffled loads (keep_rolled).
+        self.loops_emitted = 0
+        self.shuffled_loads = 0
         self.symbol = ""
         self._strings: dict[str, ir.GlobalVariable] = {}
 

@@ -17,6 +17,7 @@ from tir.expr import IntImm
 from tir.stmt import ForKind
 
 from ..ir_types import I1, I32, int_constant
+from .planned_access import keep_rolled
 
 #: Loop metadata for loops the TIR passes left to LLVM.
 _LOOP_HINTS = {
@@ -93,13 +94,19 @@ class StmtCodegen:
         self.builder.position_at_end(body)
         index = self.builder.phi(begin.type, name=var.name)
         index.add_incoming(begin, pre)
+        loops, shuffled = self.loops_emitted, self.shuffled_loads
         with self.bound(var, index):
             emit_body()
+        innermost = self.loops_emitted == loops
+        self.loops_emitted += 1
         nsw = ("nsw",) if begin.type.width >= 32 else ()  # int8 loops may end at 127
         step = self.builder.add(index, int_constant(begin.type, 1), flags=nsw)
         index.add_incoming(step, self.builder.block)
         back = self.builder.cbranch(self.builder.icmp_signed("<", step, end), body, exit_)
         hint = _LOOP_HINTS.get(kind)
+        if hint is None and innermost and self.shuffled_loads > shuffled \
+                and keep_rolled(self.target):
+            hint = ("llvm.loop.unroll.disable", None)
         if hint is not None:
             back.set_metadata("llvm.loop", self.loop_metadata(*hint))
         self.builder.position_at_end(exit_)

@@ -543,3 +543,36 @@ def test_a_transposed_store_whose_rows_may_alias_keeps_serial_order():
         results = _run_all(func, lambda: (a.copy(), np.full(24, -1.0, np.float32),
                                           np.int32(width)), 1)
         _assert_all_equal(results, expected)
+
+
+def _strided_copy(n: int, stride: int):
+    ib = ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    B = ib.pointer("float32", name="B")
+    with ib.for_range(0, n, name="i", kind="vectorize") as i:
+        B[i] = A[i * stride]
+    return tir.PrimFunc([A, B], ib.get())
+
+
+# With 512-bit vectors a loop of shuffled chunk loads stays rolled (planned_access.py,
+# keep_rolled: unrolled, its loads ran out of address order and slower); 256-bit
+# vectors and contiguous loops keep LLVM's unrolling.
+@pytest.mark.parametrize("cpu, rolled", [("znver4", True), ("skylake-avx512", True),
+                                         ("znver3", False), ("haswell", False)])
+def test_loops_of_shuffled_loads_stay_rolled_with_512_bit_vectors(cpu, rolled):
+    target = f"llvm -mcpu={cpu}"
+    strided = codegen.build(_strided_copy(4096, 3), target).get_source("ll")
+    contiguous = codegen.build(_strided_copy(4096, 1), target).get_source("ll")
+    assert ("llvm.loop.unroll.disable" in strided) == rolled
+    assert "llvm.loop.unroll.disable" not in contiguous
+
+
+@pytest.mark.parametrize("stride", [2, 3, 5])
+@pytest.mark.parametrize("n", [0, 1, 17, 4099])
+def test_rolled_strided_copy_matches_numpy(stride, n):
+    func = _strided_copy(n, stride)
+    a = np.random.default_rng(stride * 31 + n).standard_normal(stride * n + 1)
+    a = a.astype(np.float32)
+    b = np.full(n, SENTINEL, np.float32)
+    codegen.build(func)(a, b)
+    np.testing.assert_array_equal(b, a[: stride * n : stride])

@@ -440,6 +440,27 @@ def test_a_register_square_transpose_tile_is_one_network(target, dtype):
         np.testing.assert_array_equal(y, x.T)
 
 
+
+# On 256-bit registers the tile is the classic AVX network (transpose_network.py):
+# W*log2(W) in-lane shuffles, then W half swaps; the general shuffle tree crossed the
+# 128-bit halves and LLVM lowered it to 60 shuffles and blends for 8 x 8 float32.
+@pytest.mark.parametrize("cpu", ["znver3", "haswell"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_a_ymm_transpose_tile_is_the_avx_network(cpu, dtype):
+    t = 256 // (8 * np.dtype(dtype).itemsize)
+    mod = codegen.build(_tiled_transpose(t, dtype), f"llvm -mcpu={cpu}")
+    asm = mod.get_source("asm")
+    # per stored row (LLVM may unroll the tile loop): log2(t) shuffles, the network's
+    shuffles = len(re.findall(r"\bv(?:unpck|shuf|perm|blend|insert|pshuf|punpck|alignr)", asm))
+    rows = len(re.findall(r"\bvmov\w*\s+%ymm\d+,\s*-?\w*\(", asm))
+    assert rows and shuffles <= rows * np.log2(t), (shuffles, rows)
+    rng = np.random.default_rng(t)
+    for size in (0, t, 5 * t):
+        x = (rng.standard_normal((size, size)) * 1e3).astype(dtype)
+        y = np.zeros_like(x)
+        mod(x, y)
+        np.testing.assert_array_equal(y, x.T)
+
 # An AVX2 target runs on every host these tests are for (x86-64 with AVX2 or AVX-512):
 # 256-bit registers, masked chunk ends for 32/64-bit elements, slid-back chunks for
 # 8/16-bit ones (vmaskmov has no byte form).

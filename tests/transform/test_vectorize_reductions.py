@@ -1,6 +1,7 @@
 """``VectorizeReductions``: Before (ir_builder) / After (nodes) for a sum, one recognition row
 per shape (reduced, or refused with its reason), the remarks, and what the pass leaves alone."""
 
+import numpy as np
 import pytest
 
 import codegen
@@ -445,3 +446,52 @@ def test_unary_update_of_the_accumulator_is_refused_not_a_crash():
     store = tir.BufferStore(flag, tir.Not(tir.BufferLoad(flag, [zero])), [zero])
     found, refused = find_reductions(tir.For(i, 0, 64, tir.ForKind.VECTORIZED, store))
     assert found == [] and "not an associative operation" in refused[0].reason
+
+
+def _strided_sum(term, dtype="float32", n=None):
+    """``S[0] = S[0] + term(A, B, i)`` over A of 3n and B of n elements."""
+    n = tir.size_var("n") if n is None else n
+    A = tir.decl_buffer((3 * n,), dtype, "A")
+    B = tir.decl_buffer((n,), dtype, "B")
+    S = tir.decl_buffer((1,), dtype, "S")
+    ib = ir_builder.create()
+    a, b, s = (ib.buffer_ptr(x) for x in (A, B, S))
+    with ib.for_range(0, n, kind="vectorize", name="i") as i:
+        s[0] = s[0] + term(a, b, i)
+    return tir.PrimFunc([A, B, S], ib.get())
+
+
+# Float terms read through shuffled strided loads get 2 accumulators, not 4
+# (analysis/strided_terms.py); terms that cover a contiguous run, or contiguous ones, keep 4.
+@pytest.mark.parametrize("term, k", [
+    (lambda a, b, i: a[3 * i], 2),
+    (lambda a, b, i: a[2 * i], 2),
+    (lambda a, b, i: a[3 * i] + a[3 * i + 1], 2),
+    (lambda a, b, i: a[3 * i] * b[i], 4),
+    (lambda a, b, i: a[2 * i] + a[2 * i + 1], 4),
+    (lambda a, b, i: a[i], 4),
+])
+def test_accumulators_for_strided_terms(term, k):
+    _, remarks = run(_strided_sum(term))
+    assert f"{k} accumulators of" in remarks[0], remarks
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("n", [0, 1, 5 * VL + 3, 1001])
+def test_strided_sums_with_two_accumulators_match_numpy(dtype, n):
+    func = _strided_sum(lambda a, b, i: a[3 * i], dtype)
+    mod = codegen.build(func)
+    rng = np.random.default_rng(n)
+    if dtype == "int32":
+        a = rng.integers(-2**31, 2**31, 3 * n, dtype=np.int64).astype(np.int32)
+    else:
+        a = (rng.standard_normal(3 * n) * 1e3).astype(dtype)
+        a[::7] = -0.0
+    s = np.zeros(1, dtype)
+    mod(a, np.zeros(n, dtype), s)
+    if dtype == "int32":  # wraps as the serial int32 loop does in practice
+        assert s[0] == a[::3].sum(dtype=np.int32)
+    else:
+        expected = a[::3].sum(dtype=np.float64)
+        bound = (n + 1) * np.finfo(dtype).eps * np.abs(a[::3]).sum(dtype=np.float64)
+        assert abs(float(s[0]) - expected) <= bound

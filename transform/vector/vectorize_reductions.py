@@ -106,6 +106,7 @@ from .analysis.reductions import (
     find_search,
     identity,
 )
+from .analysis.strided_terms import shuffled_terms
 from .options import ORDERED, VectorOptions, function_has_sve
 from .reduction_ir import (
     ReplaceStmts,
@@ -190,7 +191,8 @@ class _ReductionRewriter(StmtMutator):
             found = kind(loop, search, vl, count, self._cap(4, count, vl))
             self._remark(loop, vl, VECTORIZED, found.reason(why))
             return found.rewrite()
-        plan = _Plan(loop, reductions, vl, count, self._unroll(reductions, count, vl))
+        k = self._unroll(reductions, loop.loop_var, count, vl)
+        plan = _Plan(loop, reductions, vl, count, k)
         ordered = self.ordered and any(r.is_float for r in reductions)
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
         return plan.ordered() if ordered else plan.reassociated()
@@ -208,12 +210,15 @@ class _ReductionRewriter(StmtMutator):
             return None  # not one vector even at vscale 1: the fixed rule keeps it serial
         return found
 
-    def _unroll(self, reductions: list[Reduction], count: PrimExpr, vl: int) -> int:
+    def _unroll(self, reductions: list[Reduction], var: Var, count: PrimExpr, vl: int
+                ) -> int:
         """K: independent accumulators to hide the latency of one OP, at most what n fills."""
         # Float min/max too: IEEE maximum/minimum is a chain of ~5 dependent ops on x86
         # (the NaN and -0 checks around vmaxps); measured, 4 chains beat 2 (and 8).
         long_latency = any(r.is_float or r.kind == "mul" or _is_float_min_max(r)
                            for r in reductions)
+        if long_latency and shuffled_terms([r.value for r in reductions], var):
+            long_latency = False  # bound by its shuffles and memory (analysis/strided_terms.py)
         return self._cap(4 if long_latency else 2, count, vl)
 
     @staticmethod

@@ -1,24 +1,9 @@
-"""Fixtures shared by the codegen tests.
-
-``tools``: the aarch64 cross tools and QEMU for tests that run modules under
-emulation (codegen/emulation.py). As root (CI) the fixture installs Debian's
-packages; elsewhere, without them, the test skips with the command that would.
-"""
-
-import os
+"""Fixtures shared by the codegen tests (``tools``, the aarch64 emulation, is in
+tests/conftest.py)."""
 
 import pytest
 
-from codegen import emulation
 from codegen.runtime.args import ArgBinder
-
-
-@pytest.fixture(scope="session")
-def tools():
-    try:
-        return emulation.find_tools(install=os.geteuid() == 0)
-    except emulation.EmulationUnavailable as err:
-        pytest.skip(f"no aarch64 emulation: {err}")
 
 
 @pytest.fixture

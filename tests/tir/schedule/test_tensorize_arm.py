@@ -12,7 +12,6 @@ assembly, the build error and the matcher's refusals need LLVM only.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
@@ -35,15 +34,6 @@ SHIPPED = {  # name -> (operand dtype, accumulator dtype, target)
     "dot_4x4_i8i8s32_neon": ("int8", "int32", NEON),
     "dot_4x4_u8u8u32_neon": ("uint8", "uint32", NEON),
 }
-
-
-@pytest.fixture(scope="session")
-def tools():
-    """The aarch64 cross tools and QEMU, as tests/codegen/conftest.py's fixture finds them."""
-    try:
-        return emulation.find_tools(install=os.geteuid() == 0)
-    except emulation.EmulationUnavailable as err:
-        pytest.skip(f"no aarch64 emulation: {err}")
 
 
 def int8_matmul(m: int, n: int, k: int, dtype: str, acc: str) -> tir.PrimFunc:

@@ -68,6 +68,9 @@ def default_pipeline() -> list:
         # uint8((77 * int32(r) + ...) >> 8) in vectorized loops -> the same in uint16 (the
         # narrowest type the analyzer proves exact): half the registers.
         transform.NarrowIntegerArithmetic(),
+        # while I[0] < n and keep(I[0]): I[0] += 1 -> a vectorized first match (when exact;
+        # VectorizeReductions then vectorizes it with an early exit; tir.vectorize.while_search).
+        transform.VectorizeWhileSearch(),
         # B[i] = B[i - 1] OP f(i) in vectorized loops -> in-register scans, a carried total.
         transform.VectorizeScans(),
         # acc[c] = acc[c] OP f(i) in vectorized loops -> vector accumulators + one reduction.

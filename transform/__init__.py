@@ -15,6 +15,7 @@ from .vector import (
     VectorizeRemark,
     VectorizeScans,
     VectorizeSkipper,
+    VectorizeWhileSearch,
     VersionSymbolicStrides,
 )
 from .config import ConfigKey, known_configs, register_config

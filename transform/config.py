@@ -197,6 +197,12 @@ register_config(
     "path under s == 1 and the general path otherwise (VersionSymbolicStrides).",
 )
 register_config(
+    "tir.vectorize.while_search", bool, True,
+    "Turn a while loop searching the first index where a condition fails "
+    "(while i[0] < n and keep(i[0]): i[0] += 1) into a vectorized first match with an "
+    "early exit, when that is exact (VectorizeWhileSearch).",
+)
+register_config(
     "tir.vectorize.narrow_integers", bool, True,
     "Compute integer arithmetic of vectorized loops in the narrowest integer type the "
     "analyzer proves exact, e.g. uint8 pixels in uint16 instead of int32 "

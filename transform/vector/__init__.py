@@ -7,7 +7,9 @@ The passes, in the order ``codegen.build``'s pipeline runs them, and why that or
    loop that will be vectorized.
    ``NarrowIntegerArithmetic`` (narrow_integer_arithmetic.py): integer arithmetic under
    a narrowing cast computed in the narrowest exact type (uint8 pixels in uint16).
-1. ``VectorizeScans`` (vectorize_scans.py): ``B[i] = B[i - 1] OP f(i)`` becomes an
+1. ``VectorizeWhileSearch`` (vectorize_while_search.py): ``while I[c] < n and keep(I[c]):
+   I[c] += 1`` becomes a vectorized first match, which the next passes vectorize.
+   ``VectorizeScans`` (vectorize_scans.py): ``B[i] = B[i - 1] OP f(i)`` becomes an
    in-register scan. First, because the loop's own legality would keep it serial.
 2. ``VectorizeReductions`` (vectorize_reductions.py): ``acc[c] = acc[c] OP f(i)`` becomes
    vector accumulators and one horizontal reduction; for the same reason, before the
@@ -72,6 +74,7 @@ from .strip_mine_vector_loops import StripMineVectorLoops
 from .vectorize_loop import VectorizeLoop
 from .vectorize_reductions import VectorizeReductions
 from .vectorize_scans import VectorizeScans
+from .vectorize_while_search import VectorizeWhileSearch
 from .vectorize_skipper import VectorizeSkipper
 from .vectorizer.expr_rules import ExprVectorizer, NeedScalarize
 from .vectorizer.loops import LoopVectorizer
@@ -101,6 +104,7 @@ __all__ = [
     "VectorizeReductions",
     "VectorizeRemark",
     "VectorizeScans",
+    "VectorizeWhileSearch",
     "VectorizeSkipper",
     "Vectorizer",
     "VersionSymbolicStrides",

@@ -25,6 +25,7 @@ VERSION_STRIDES = "tir.vectorize.version_strides"
 INTERCHANGE = "tir.vectorize.interchange"
 NARROW_INTEGERS = "tir.vectorize.narrow_integers"
 ORDERED = "tir.vectorize.ordered_reductions"
+WHILE_SEARCH = "tir.vectorize.while_search"
 ANY_DIM_ACCESS = "tir.vectorize.any_dim_access"
 BUFFER_PREDICATION = "tir.enable_buffer_level_predication"
 PRINT_REMARKS = "tir.vectorize_remarks"
@@ -46,6 +47,8 @@ class VectorOptions:
     narrow_integers: bool = True
     #: Float sums and products of reductions and scans keep the serial order.
     ordered_reductions: bool = False
+    #: A while loop searching a first index becomes a vectorized loop (VectorizeWhileSearch).
+    while_search: bool = True
     #: Tail guards become lane masks; None: unset, on for SVE targets (TVM's rule).
     buffer_predication: bool | None = None
     #: Any index may widen; None: unset, the pass's own default decides.
@@ -64,6 +67,7 @@ class VectorOptions:
             interchange=bool(config.get(INTERCHANGE)),
             narrow_integers=bool(config.get(NARROW_INTEGERS)),
             ordered_reductions=bool(config.get(ORDERED)),
+            while_search=bool(config.get(WHILE_SEARCH)),
             # These two mean something else when unset than when set to their default.
             buffer_predication=_explicit(config, BUFFER_PREDICATION),
             any_dim_access=_explicit(config, ANY_DIM_ACCESS),

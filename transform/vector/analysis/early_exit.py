@@ -21,10 +21,12 @@ from tir.stmt import For
 from .branch_safety import divisor_needs_guard, is_in_bounds
 
 
-def early_exit_problem(cond: PrimExpr, loop: For) -> str | None:
+def early_exit_problem(cond: PrimExpr, loop: For, analyzer: Analyzer | None = None
+                       ) -> str | None:
     """Why skipping ``cond(i)`` for the iterations of ``loop`` past a match could be seen,
-    or None when evaluating it has no effect anywhere in the loop's range."""
-    analyzer = Analyzer()
+    or None when evaluating it has no effect anywhere in the loop's range (``analyzer``:
+    one that already knows facts about the loop's surroundings)."""
+    analyzer = Analyzer() if analyzer is None else analyzer
     problems: list[str] = []
     with analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
         post_order_visit(cond, lambda node: problems.extend(_hazard(node, analyzer)))

@@ -91,8 +91,9 @@ def _index_of(loop: While) -> str:
 def _reason(search: WhileSearch) -> str:
     index = search.index
     shown = f"{index.buffer.name}[{', '.join(str(i) for i in index.indices)}]"
-    text = (f"{form_of(search.loop)} {shown} < {search.stop}: the first index where "
-            f"{search.keep} fails, as a vectorized first match")
+    keep = search.keep_at(Var("i", index.dtype))
+    text = (f"{form_of(search.loop)} {shown} < {search.stop}: the first i from {shown} "
+            f"where {keep} fails, as a vectorized first match")
     if search.nonnegative_start:
         text += f" (when {shown} starts >= 0; else the loop as written)"
     return text

@@ -39,7 +39,7 @@ import attrs
 
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import GT, LT, Add, And, BufferLoad, Call, IntImm, PrimExpr, Var
+from tir.expr import GT, LT, Add, And, BufferLoad, Call, IntImm, PrimExpr, Sub, Var
 from tir.functor import ir_transform, post_order_visit
 from tir.stmt import BufferStore, Evaluate, For, ForKind, While
 from tir.structural import structural_equal
@@ -126,17 +126,44 @@ def _split_condition(cond: PrimExpr) -> tuple | None:
 
 
 def _bound_test(e: PrimExpr) -> tuple | None:
-    """``(I[c], n)`` when ``e`` is ``I[c] < n`` or ``n > I[c]`` for a scalar integer load."""
+    """``(I[c], n)`` when ``e`` is ``I[c] < n`` or ``n > I[c]`` for a scalar integer load;
+    ``I[c] + k < e`` (what Simplify makes of ``I[c] < e - k``) gives ``n = e - k``, when
+    that provably does not overflow (see ``_offset``)."""
     if isinstance(e, LT):
-        load, stop = e.a, e.b
+        left, bound = e.a, e.b
     elif isinstance(e, GT):
-        load, stop = e.b, e.a
+        left, bound = e.b, e.a
     else:
         return None
-    if isinstance(load, BufferLoad) and load.dtype.startswith("int") \
-            and "x" not in load.dtype:
-        return load, stop
-    return None
+    load, k = _offset(left)
+    if not (isinstance(load, BufferLoad) and load.dtype.startswith("int")
+            and "x" not in load.dtype):
+        return None
+    if k == 0:
+        return load, bound
+    if not _fits(bound, k):
+        return None
+    return load, bound - op.const(k, bound.dtype)
+
+
+def _offset(e: PrimExpr) -> tuple[PrimExpr, int]:
+    """``(x, k)`` for ``e = x + k`` or ``x - k`` with ``k`` a constant, else ``(e, 0)``."""
+    if isinstance(e, Add) and isinstance(e.b, IntImm):
+        return e.a, e.b.value
+    if isinstance(e, Add) and isinstance(e.a, IntImm):
+        return e.b, e.a.value
+    if isinstance(e, Sub) and isinstance(e.b, IntImm):
+        return e.a, -e.b.value
+    return e, 0
+
+
+def _fits(bound: PrimExpr, k: int) -> bool:
+    """Whether ``bound - k`` provably does not overflow. Then ``x + k < bound`` is
+    ``x < bound - k`` wherever ``x + k`` does not overflow: everywhere the loop runs (its
+    index stays at most ``bound - k``; a start past it runs the loop as written)."""
+    low, high = op.min_value(bound.dtype), op.max_value(bound.dtype)
+    limit = op.greater_equal(bound, low + k) if k > 0 else op.less_equal(bound, high + k)
+    return Analyzer().can_prove(limit)
 
 
 def _shape_problem(loop: While, index: BufferLoad, stop: PrimExpr, keep: PrimExpr

@@ -38,7 +38,13 @@ from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
 from ..remarks import emit_remark
 from .analysis.aliasing import shared_memory
-from .analysis.while_search import WhileSearch, find_while_search, form_of
+from .analysis.while_search import (
+    WhileSearch,
+    find_while_search,
+    form_of,
+    shown,
+    tested_index,
+)
 from .options import VectorOptions, function_has_sve
 from .reduction_ir import allocate, local_buffer
 from .remarks import VECTORIZED, VectorizeRemark
@@ -75,27 +81,18 @@ class _WhileSearchRewriter(StmtMutator):
         return rewritten
 
     def _remark(self, loop: While, outcome: str, reason: str, var: Var | None = None) -> None:
-        name = var.name if var is not None else f"while {_index_of(loop)}"
+        name = var.name if var is not None else f"while {shown(tested_index(loop))}"
         emit_remark(VectorizeRemark(self.func_name, name, 0, outcome, reason,
                                     "VectorizeWhileSearch"), loop=var)
 
 
-def _index_of(loop: While) -> str:
-    """The element a remark names a while loop by: the store of its body, else its test."""
-    body = loop.body
-    if isinstance(body, BufferStore):
-        return f"{body.buffer.name}[{', '.join(str(i) for i in body.indices)}]"
-    return str(loop.condition)
-
-
 def _reason(search: WhileSearch) -> str:
-    index = search.index
-    shown = f"{index.buffer.name}[{', '.join(str(i) for i in index.indices)}]"
-    keep = search.keep_at(Var("i", index.dtype))
-    text = (f"{form_of(search.loop)} {shown} < {search.stop}: the first i from {shown} "
+    index = shown(search.index)
+    keep = shown(search.keep_at(Var("i", search.index.dtype)))
+    text = (f"{form_of(search.loop)} {index} < {shown(search.stop)}: the first i from {index} "
             f"where {keep} fails, as a vectorized first match")
     if search.nonnegative_start:
-        text += f" (when {shown} starts >= 0; else the loop as written)"
+        text += f" (when {index} starts >= 0; else the loop as written)"
     return text
 
 

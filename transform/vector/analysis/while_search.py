@@ -33,6 +33,7 @@ fits ``I``'s type (``n`` has that type). Every refusal says which form it saw an
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Sequence
 
 import attrs
@@ -74,6 +75,12 @@ def form_of(loop: While) -> str:
     return "guarded while search" if _is_guarded(loop.condition) else "while search"
 
 
+def tested_index(loop: While) -> BufferLoad | None:
+    """The element ``I[c]`` the condition of ``loop`` tests against a bound, or None."""
+    parts = _split_condition(loop.condition)
+    return None if parts is None else parts[0]
+
+
 def find_while_search(loop: While, enclosing: Sequence[For] = (),
                       shared: frozenset = frozenset()
                       ) -> tuple[WhileSearch | None, str | None]:
@@ -90,6 +97,21 @@ def find_while_search(loop: While, enclosing: Sequence[For] = (),
         return None, why
     search = WhileSearch(loop, index, stop, keep, guarded)
     return _with_effect_proof(search, enclosing)
+
+
+def shown(node) -> str:
+    """``node`` as remark text, its loads and stores under their buffers' names (the IR
+    printer, printing an expression alone, may tell a buffer from its data var of the
+    same name by a suffix: ``I_1[0]`` for ``I[0]``)."""
+    names: set[str] = set()
+    post_order_visit(node, lambda n: names.add(n.buffer.name)
+                     if isinstance(n, (BufferLoad, BufferStore)) else None)
+    text = str(node).strip()
+    for name in names:
+        text = re.sub(rf"\b{re.escape(name)}_\d+\[",
+                      lambda m, k=name: m.group(0) if m.group(0)[:-1] in names else f"{k}[",
+                      text)
+    return text
 
 
 def replace_index(expr: PrimExpr, index: BufferLoad, value: PrimExpr) -> PrimExpr:
@@ -141,8 +163,8 @@ def _bound_test(e: PrimExpr) -> tuple | None:
         return None
     if k == 0:
         return load, bound
-    if not _fits(bound, k):
-        return None
+    if not _fits(bound, k):  # the parts without a bound: _shape_problem says why
+        return load, None
     return load, bound - op.const(k, bound.dtype)
 
 
@@ -170,16 +192,27 @@ def _shape_problem(loop: While, index: BufferLoad, stop: PrimExpr, keep: PrimExp
                    ) -> str | None:
     """Why the loop is not exactly a search over ``index`` (see the module doc), or None."""
     if index.dtype not in INDEX_TYPES:
-        return f"the index {index} is {index.dtype} (int32 or int64 only)"
+        return f"the index {shown(index)} is {index.dtype} (int32 or int64 only)"
+    if stop is None:
+        return f"{shown(_test_of(loop.condition))}: the bound less the offset of " \
+            f"{shown(index)} may overflow"
     if not _is_increment(loop.body, index):
-        return f"the body must be exactly {index} = {index} + 1"
+        return f"the body must be exactly {shown(index)} = {shown(index)} + 1"
     data = index.buffer.data
-    if _reads(index.indices, data) or _reads([stop], data):
-        return f"the index {index} or the bound {stop} reads {index.buffer.name}, " \
-            "which the loop writes"
+    if _reads(index.indices, data) or _reads([stop], data):  # then they move with I[c]
+        return f"the index {shown(index)} or the bound {shown(stop)} reads " \
+            f"{index.buffer.name}, which the loop writes"
     if _reads([replace_index(keep, index, op.const(0, index.dtype))], data):
-        return f"{keep} reads {index.buffer.name} at an element other than the index {index}"
+        return f"{shown(keep)} reads {index.buffer.name} at an element other than the index " \
+            f"{shown(index)}"
     return None
+
+
+def _test_of(cond: PrimExpr) -> PrimExpr:
+    """The bound test of a recognized condition (the first operand that is one)."""
+    if _is_guarded(cond):
+        return cond.args[0]
+    return cond.a if _bound_test(cond.a) is not None else cond.b
 
 
 def _is_increment(body, index: BufferLoad) -> bool:
@@ -226,17 +259,17 @@ def _sharing(loop: While, index: BufferLoad, shared: frozenset) -> str | None:
 
 def _with_effect_proof(search: WhileSearch, enclosing: Sequence[For]) -> tuple:
     """``(search, None)`` when evaluating ``keep`` has no effect over the indices the
-    serial loop and the rewrite may evaluate it on (possibly assuming a start >= 0),
-    else ``(None, why)``."""
-    why = _effect_problem(search, enclosing, nonnegative=False)
-    if why is None:
+    serial loop and the rewrite may evaluate it on (possibly assuming a start >= 0, which
+    a load at the index needs), else ``(None, why)``."""
+    if _effect_problem(search, enclosing, nonnegative=False) is None:
         return search, None
-    if _effect_problem(search, enclosing, nonnegative=True) is None:
+    why = _effect_problem(search, enclosing, nonnegative=True)
+    if why is None:
         return attrs.evolve(search, nonnegative_start=True), None
-    upto = "n) (evaluated below the bound only)" if search.guarded else \
-        "n] (the and evaluates both sides, so also at the index n of the last test)"
-    return None, f"{why}: evaluating it ahead of the serial loop needs every index in " \
-        f"[start, {upto} in bounds"
+    upto = "n) (it runs below the bound only)" if search.guarded else \
+        "n] (the and evaluates both sides: the last test evaluates it at n too)"
+    return None, f"{why}; the vector search evaluates the condition ahead of the serial " \
+        f"loop, so it must have no effect at any index in [start, {upto}"
 
 
 def _effect_problem(search: WhileSearch, enclosing: Sequence[For], nonnegative: bool
@@ -262,4 +295,5 @@ def _problem_in(keep: PrimExpr, range_loop: For, enclosing: Sequence[For], facts
         scopes.enter_context(analyzer.constraint_scope(facts))
         return early_exit_problem(keep, range_loop, analyzer)
 
-__all__ = ["INDEX_TYPES", "WhileSearch", "find_while_search", "form_of", "replace_index"]
+__all__ = ["INDEX_TYPES", "WhileSearch", "find_while_search", "form_of", "replace_index",
+           "shown", "tested_index"]

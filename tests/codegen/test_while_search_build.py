@@ -133,3 +133,42 @@ def test_a_negative_start_runs_the_loop_as_written():
         with pytest.raises(IndexError, match="index -3 is out of bounds"):
             run(mod, a, -3, "int32")
         assert run(mod, a, 7, "int32") == 100
+
+
+def rows_search(rows=5):
+    """``for r in range(rows): while I[r] < n and A[r, I[r]] <= 2: I[r] += 1`` (guarded)."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((rows, n), "float32", "A")
+    I = tir.decl_buffer((rows,), "int32", "I")  # noqa: E741 (the index buffer)
+    ib = ir_builder.create()
+    a, i = ib.buffer_ptr(A), ib.buffer_ptr(I)
+    with ib.for_range(0, rows, "r") as r:
+        with ib.while_loop(tir.if_then_else(i[r] < n, a[r, i[r]] <= tir.const(2, "float32"),
+                                            tir.const(False, "bool"))):
+            i[r] = i[r] + 1
+    return tir.PrimFunc([A, I], ib.get())
+
+
+@pytest.mark.parametrize("func", [while_search(), while_search(form="and"), rows_search()],
+                         ids=["guarded", "and", "rows"])
+def test_every_form_leaves_after_the_first_block_with_a_match(func):
+    text = " ".join(" ".join(str(r) for r in build(func).remarks).split())
+    assert "leaving after the first block with a match" in text, text
+
+
+def test_a_search_per_row_matches_serial_and_interpreter():
+    func = rows_search()
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    rng = np.random.default_rng(43)
+    for n in (0, 1, LANES + 3, 300):
+        a = np.where(rng.random((5, n)) < 0.02, 3.0, 1.0).astype("float32")
+        a[1, :] = 1.0  # a row without a match
+        starts = np.array([0, 0, n // 2, n, n + 2], "int32")
+        got = []
+        for mod in mods:
+            i = starts.copy()
+            mod["main"](a, i)
+            got.append(i.tolist())
+        want = [expect(lambda x: x <= 2, a[r], int(s), n) if s < n else int(s)
+                for r, s in enumerate(starts)]
+        assert got == [want] * 3, (n, got, want)

@@ -29,9 +29,9 @@ element against a bound gets a remark: rewritten, or why it stays serial.
 from __future__ import annotations
 
 from tir import op
-from tir.expr import BufferLoad, IntImm, PrimExpr, Var
+from tir.expr import BufferLoad, PrimExpr, Var
 from tir.function import IRModule, PrimFunc
-from tir.functor import StmtMutator
+from tir.functor import StmtMutator, post_order_visit, substitute
 from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt, While
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
@@ -76,7 +76,7 @@ class _WhileSearchRewriter(StmtMutator):
             if why_not is not None:
                 self._remark(loop, NOT_A_WHILE_SEARCH, f"{form_of(loop)}: {why_not}")
             return self.generic_visit(loop)
-        rewritten, var = _rewrite(search)
+        rewritten, var = _rewrite(search, self.enclosing)
         self._remark(loop, VECTORIZED, _reason(search), var)
         return rewritten
 
@@ -96,17 +96,17 @@ def _reason(search: WhileSearch) -> str:
     return text
 
 
-def _rewrite(search: WhileSearch) -> tuple[Stmt, Var]:
+def _rewrite(search: WhileSearch, enclosing: list[For]) -> tuple[Stmt, Var]:
     """The statement replacing ``search.loop`` (see the module doc) and its loop var."""
     index = search.index
     dtype = index.dtype
     name = index.buffer.name
     start = Var(f"{name}_start", dtype)
     stop = search.stop
-    if not isinstance(stop, (Var, IntImm)):
+    if _has_load(stop):  # read once, as the serial loop reads it: it does not change
         stop = Var(f"{name}_stop", dtype)
     var = Var(f"{name}_i", dtype)
-    vector = _vector_search(search, start, stop, var)
+    vector = _vector_search(search, start, stop, var, enclosing)
     test = start < stop
     if search.nonnegative_start:
         test = op.all(start >= op.const(0, dtype), test)
@@ -116,14 +116,32 @@ def _rewrite(search: WhileSearch) -> tuple[Stmt, Var]:
     return LetStmt(start, index, body), var
 
 
-def _vector_search(search: WhileSearch, start: Var, stop: PrimExpr, var: Var) -> Stmt:
+def _has_load(e: PrimExpr) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
+    return bool(found)
+
+
+def _clamped(e: PrimExpr, enclosing: list[For]) -> PrimExpr:
+    """``e`` with each enclosing loop var ``r`` as ``max(min(r, last), first)``: the same
+    value where ``e`` runs, and bounds ``VectorizeReductions``' analysis, which does not
+    see the loops around the one it rewrites, can use to prove ``A[r, i]`` in bounds."""
+    vmap = {}
+    for loop in enclosing:
+        last = loop.min + loop.extent - op.const(1, loop.extent.dtype)
+        vmap[loop.loop_var] = op.max(op.min(loop.loop_var, last), loop.min)
+    return substitute(e, vmap) if vmap else e
+
+
+def _vector_search(search: WhileSearch, start: Var, stop: PrimExpr, var: Var,
+                   enclosing: list[For]) -> Stmt:
     """``found[0] = stop; for var ...: if found[0] == stop and not keep(var): found[0] =
     var; I[c] = found[0]``: every index of the loop is below ``stop``, so the sentinel
     ``stop`` holds until the first store."""
     index = search.index
     found = local_buffer(f"{index.buffer.name}_found", index.dtype, 1)
     first = BufferLoad(found, [op.const(0, "int32")])
-    match = op.logical_not(search.keep_at(var))
+    match = op.logical_not(_clamped(search.keep_at(var), enclosing))
     store_first = IfThenElse(op.all(first == stop, match), BufferStore(found, var, [0]))
     low = op.max(start, op.const(0, start.dtype)) if search.nonnegative_start else start
     loop = For(var, low, stop - low, ForKind.VECTORIZED, store_first)

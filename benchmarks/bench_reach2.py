@@ -1,5 +1,6 @@
 """Time the vectorizer's second-round forms: guarded max, last and first match (a flag; it
-leaves after the first block holding a match), several accumulators,
+leaves after the first block holding a match), the while search (``while i < n and a[i] <=
+2: i += 1``, made a first match by VectorizeWhileSearch), several accumulators,
 a hand-unrolled sum, prefix sums (scans).
 
 Run from the repository root::
@@ -76,6 +77,19 @@ def first_match(n):
     return _loop(n, [("A", (n,), F32)], [("K", (1,), I32), ("F", (1,), I32)], body)
 
 
+def while_search(n):
+    """``while I[0] < n and A[I[0]] <= 2: I[0] += 1`` (if_then_else: A[n] is not read);
+    no loop kind to mark: the serial column is the while loop as written."""
+    A = tir.decl_buffer((n,), F32, "A")
+    I = tir.decl_buffer((1,), I32, "I")  # noqa: E741 (the index buffer)
+    ib = ir_builder.create()
+    a, i = ib.buffer_ptr(A), ib.buffer_ptr(I)
+    with ib.while_loop(tir.if_then_else(i[0] < n, a[i[0]] <= tir.const(2.0, F32),
+                                        tir.const(False, "bool"))):
+        i[0] = i[0] + 1
+    return tir.PrimFunc([A, I], ib.get())
+
+
 def moments(n):
     def body(ib, i, a, s):
         s[0] = s[0] + a[i]
@@ -98,7 +112,7 @@ def cumsum(dtype):
 
 
 MAKERS = {"guarded max": guarded_max, "last match": last_match, "first match": first_match,
-          "moments": moments,
+          "while search": while_search, "moments": moments,
           "unrolled sum": unrolled_sum, "cumsum int32": cumsum(I32),
           "cumsum float32": cumsum(F32)}
 
@@ -128,9 +142,12 @@ def _build(func, serial: bool):
 
 
 def _restart(name: str, outs: list) -> list:
-    """``outs``, the first match's flag lowered again: every timed call searches."""
+    """``outs``, the first match's flag lowered again (the while search's index back at
+    0): every timed call searches."""
     if name == "first match":
         outs[0][0], outs[1][0] = -1, 0
+    if name == "while search":
+        outs[0][0] = 0
     return outs
 
 

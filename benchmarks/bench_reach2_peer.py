@@ -28,6 +28,8 @@ def cases(n: int) -> dict:
     a5 = a[: n // 5 * 5].reshape(-1, 5)
     late = np.minimum(a, 1.5)  # one match, three quarters in: what an early exit skips
     late[3 * n // 4] = 3.0
+    near_end = np.minimum(a, 1.5)  # the while search: one match 1/64 before the end
+    near_end[n - n // 64] = 3.0
 
     def close(x, want, scale):
         # float32 partial sums of 2^24 positive terms drift by ~1e-4 (32 partials on AVX2)
@@ -40,6 +42,8 @@ def cases(n: int) -> dict:
                        lambda o: o[0][0] == np.flatnonzero(a > 2)[-1]),
         "first match": ([late], [np.full(1, -1, I32), np.zeros(1, I32)], lambda: _first(late),
                         lambda o: o[0][0] == 3 * n // 4 and o[1][0] == 1),
+        "while search": ([near_end], [np.zeros(1, I32)], lambda: _first(near_end),
+                         lambda o: o[0][0] == n - n // 64),
         "moments": ([a], [np.zeros(2, F32)], lambda: (a.sum(), np.dot(a, a)),
                     lambda o: close(o[0][0], a.sum(dtype=np.float64), np.abs(a).sum())
                     and close(o[0][1], np.dot(a.astype(np.float64), a), np.dot(a, a))),
@@ -86,6 +90,12 @@ def numba_kernels() -> dict:
                 k[0] = i
                 f[0] = 1
 
+    @plain
+    def while_search(a, i):  # the tirlite loop as written (numba's `and` short-circuits)
+        i[0] = 0  # every timed call searches from the start
+        while i[0] < a.shape[0] and a[i[0]] <= 2.0:
+            i[0] += 1
+
     @fast
     def moments(a, s):
         for i in range(a.shape[0]):
@@ -103,7 +113,7 @@ def numba_kernels() -> dict:
             b[i + 1] = b[i] + a[i]
 
     return {"guarded max": guarded_max, "last match": last_match, "first match": first_match,
-            "moments": moments,
+            "while search": while_search, "moments": moments,
             "unrolled sum": unrolled, "cumsum int32": prefix, "cumsum float32": prefix}
 
 

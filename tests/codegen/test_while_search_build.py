@@ -172,3 +172,25 @@ def test_a_search_per_row_matches_serial_and_interpreter():
         want = [expect(lambda x: x <= 2, a[r], int(s), n) if s < n else int(s)
                 for r, s in enumerate(starts)]
         assert got == [want] * 3, (n, got, want)
+
+
+def test_a_search_reading_no_memory_from_a_negative_start():
+    """``keep = I[0] % 7 != 3`` reads nothing: a start below 0 (the loop as written) and one
+    above agree with the serial build."""
+    n = tir.size_var("m")
+    A = tir.decl_buffer((n,), "int32", "A")
+    I = tir.decl_buffer((1,), "int32", "I")  # noqa: E741 (the index buffer)
+    ib = ir_builder.create()
+    i = ib.buffer_ptr(I)
+    with ib.while_loop(tir.if_then_else(i[0] < n, tir.floormod(i[0], 7) != 3,
+                                        tir.const(False, "bool"))):
+        i[0] = i[0] + 1
+    func = tir.PrimFunc([A, I], ib.get())
+    mods = [build(func), build(func, SERIAL), build(func, target="interp")]
+    a = np.zeros(50, "int32")
+    for start in (-20, -4, 0, 4, 45, 49, 50, 60):
+        got = [run(mod, a, start, "int32") for mod in mods]
+        want = start
+        while want < 50 and want % 7 != 3:  # Python's % is floor modulo, as floormod
+            want += 1
+        assert got == [want] * 3, (start, got, want)

@@ -116,6 +116,8 @@ REFUSED = [
     ("impure call", dict(keep=lambda a, x: tir.call_extern("float32", "f", a[x]) <= two()),
      "may have side effects"),
     ("division by d", dict(extra=lambda a, i, b, d: i[0] // d < 5), "may divide by 0 or -1"),
+    ("impure bound", dict(bound=lambda i, n: i[0] < tir.call_extern("int32", "len")),
+     "calls tir.call_extern"),
     ("int16 index", dict(index_dtype="int16"), "is int16 (int32 or int64 only)"),
     ("may alias", dict(attrs="alias"), "I and A may share memory"),
 ]

@@ -9,14 +9,14 @@ becomes the sentinel first match that ``VectorizeReductions`` vectorizes, with i
 exit (the blocks run in a ``while`` that stops after the first block holding a match)::
 
     let start = I[c]
-    if start < n:                           # and 0 <= start, when the proof assumed it
+    if 0 <= start and start < n:
         found[0] = n                        # n: no index fails keep
         for i in range(max(start, 0), n), vectorized:
             if found[0] == n and not keep(i):
                 found[0] = i
         I[c] = found[0]
     else:
-        <the while loop as written>         # no iteration (or a negative start)
+        <the while loop as written>         # no iteration, or a negative start
 
 ``n`` is bound to a ``let`` first when it is not a var or a constant (it reads memory
 the loop does not write, so one read is the serial loop's every read). The ``max(start,
@@ -90,9 +90,8 @@ def _reason(search: WhileSearch) -> str:
     index = shown(search.index)
     keep = shown(search.keep_at(Var("i", search.index.dtype)))
     text = (f"{form_of(search.loop)} {index} < {shown(search.stop)}: the first i from {index} "
-            f"where {keep} fails, as a vectorized first match")
-    if search.nonnegative_start:
-        text += f" (when {index} starts >= 0; else the loop as written)"
+            f"where {keep} fails, as a vectorized first match (when 0 <= {index} < "
+            f"{shown(search.stop)}; else the loop as written)")
     return text
 
 
@@ -107,9 +106,9 @@ def _rewrite(search: WhileSearch, enclosing: list[For]) -> tuple[Stmt, Var]:
         stop = Var(f"{name}_stop", dtype)
     var = Var(f"{name}_i", dtype)
     vector = _vector_search(search, start, stop, var, enclosing)
-    test = start < stop
-    if search.nonnegative_start:
-        test = op.all(start >= op.const(0, dtype), test)
+    # a start >= 0 makes the loads provably in bounds (the analysis assumes it) and the
+    # extent stop - start free of overflow; other starts run the loop as written
+    test = op.all(start >= op.const(0, dtype), start < stop)
     body: Stmt = IfThenElse(test, vector, search.loop)
     if stop is not search.stop:
         body = LetStmt(stop, search.stop, body)
@@ -143,7 +142,7 @@ def _vector_search(search: WhileSearch, start: Var, stop: PrimExpr, var: Var,
     first = BufferLoad(found, [op.const(0, "int32")])
     match = op.logical_not(_clamped(search.keep_at(var), enclosing))
     store_first = IfThenElse(op.all(first == stop, match), BufferStore(found, var, [0]))
-    low = op.max(start, op.const(0, start.dtype)) if search.nonnegative_start else start
+    low = op.max(start, op.const(0, start.dtype))
     loop = For(var, low, stop - low, ForKind.VECTORIZED, store_first)
     done = BufferStore(index.buffer, first, list(index.indices))
     return allocate(found, SeqStmt([BufferStore(found, stop, [0]), loop, done]))

@@ -22,9 +22,10 @@ evaluating ``keep`` has no effect the serial loop would not have:
   guarded form, which evaluates ``keep`` only below ``n``) or ``[start, n]`` (the and
   form: TIR's ``and`` evaluates both sides, so the serial loop's last test evaluates
   ``keep(n)``, and skipping it must be invisible too; when it is out of bounds, the serial
-  program's bound check fails there, and the loop stays serial so it still does). The
-  start is unknown (a load); the proof may assume ``start >= 0``, which the rewrite then
-  tests at run time (a negative start runs the loop as written).
+  program may read out of bounds there, and the loop stays serial so it still does). The
+  start is unknown (a load); the proof assumes ``0 <= start < n``, which the rewrite tests
+  at run time (any other start runs the loop as written). With ``start >= 0`` the vector
+  loop's extent ``n - start`` cannot overflow either.
 
 The increment cannot wrap: it runs only when ``I[c] < n``, so ``I[c] + 1 <= n``, which
 fits ``I``'s type (``n`` has that type). Every refusal says which form it saw and why.
@@ -42,6 +43,7 @@ from tir import op
 from tir.arith import Analyzer
 from tir.expr import GT, LT, Add, And, BufferLoad, Call, IntImm, PrimExpr, Sub, Var
 from tir.functor import ir_transform, post_order_visit
+from tir.intrin import is_pure
 from tir.stmt import BufferStore, Evaluate, For, ForKind, While
 from tir.structural import structural_equal
 
@@ -55,15 +57,13 @@ INDEX_TYPES = ("int32", "int64")
 @attrs.frozen
 class WhileSearch:
     """A recognized search: ``while I[c] < stop and keep(I[c]): I[c] += 1``; ``guarded``
-    for the ``if_then_else`` form; ``nonnegative_start`` when the proof that evaluating
-    ``keep`` has no effect assumed a start ``>= 0`` (the rewrite tests it at run time)."""
+    for the ``if_then_else`` form."""
 
     loop: While
     index: BufferLoad
     stop: PrimExpr
     keep: PrimExpr
     guarded: bool
-    nonnegative_start: bool = False
 
     def keep_at(self, i: PrimExpr) -> PrimExpr:
         """``keep`` with ``i`` in place of the index ``I[c]``."""
@@ -198,6 +198,9 @@ def _shape_problem(loop: While, index: BufferLoad, stop: PrimExpr, keep: PrimExp
             f"{shown(index)} may overflow"
     if not _is_increment(loop.body, index):
         return f"the body must be exactly {shown(index)} = {shown(index)} + 1"
+    impure = _impure_call([*index.indices, stop])
+    if impure is not None:  # the serial loop calls it on every test, the rewrite once
+        return f"the index {shown(index)} or the bound {shown(stop)} calls {impure}"
     data = index.buffer.data
     if _reads(index.indices, data) or _reads([stop], data):  # then they move with I[c]
         return f"the index {shown(index)} or the bound {shown(stop)} reads " \
@@ -206,6 +209,15 @@ def _shape_problem(loop: While, index: BufferLoad, stop: PrimExpr, keep: PrimExp
         return f"{shown(keep)} reads {index.buffer.name} at an element other than the index " \
             f"{shown(index)}"
     return None
+
+
+def _impure_call(exprs) -> str | None:
+    """The op of the first call with side effects in ``exprs``, or None."""
+    found: list = []
+    for e in exprs:
+        post_order_visit(e, lambda n: found.append(n.op)
+                         if isinstance(n, Call) and not is_pure(n.op) else None)
+    return found[0] if found else None
 
 
 def _test_of(cond: PrimExpr) -> PrimExpr:
@@ -259,29 +271,26 @@ def _sharing(loop: While, index: BufferLoad, shared: frozenset) -> str | None:
 
 def _with_effect_proof(search: WhileSearch, enclosing: Sequence[For]) -> tuple:
     """``(search, None)`` when evaluating ``keep`` has no effect over the indices the
-    serial loop and the rewrite may evaluate it on (possibly assuming a start >= 0, which
-    a load at the index needs), else ``(None, why)``."""
-    if _effect_problem(search, enclosing, nonnegative=False) is None:
-        return search, None
-    why = _effect_problem(search, enclosing, nonnegative=True)
+    serial loop and the rewrite may evaluate it on, else ``(None, why)``."""
+    why = _effect_problem(search, enclosing)
     if why is None:
-        return attrs.evolve(search, nonnegative_start=True), None
+        return search, None
     upto = "n) (it runs below the bound only)" if search.guarded else \
         "n] (the and evaluates both sides: the last test evaluates it at n too)"
     return None, f"{why}; the vector search evaluates the condition ahead of the serial " \
         f"loop, so it must have no effect at any index in [start, {upto}"
 
 
-def _effect_problem(search: WhileSearch, enclosing: Sequence[For], nonnegative: bool
-                    ) -> str | None:
-    """Why evaluating ``keep`` may have an effect on an index of its range, or None."""
+def _effect_problem(search: WhileSearch, enclosing: Sequence[For]) -> str | None:
+    """Why evaluating ``keep`` may have an effect on an index of its range, or None. The
+    rewrite runs the vector search only for ``0 <= start < n``: the proof assumes it."""
     dtype = search.index.dtype
     start, i = Var("start", dtype), Var("i", dtype)
     # the guarded form evaluates keep on [start, n), the and form on [start, n] too
     extent = search.stop - start if search.guarded else search.stop - start + 1
     range_loop = For(i, start, extent, ForKind.SERIAL, Evaluate(op.const(0, "int32")))
-    facts = [start < search.stop] + ([start >= op.const(0, dtype)] if nonnegative else [])
-    return _problem_in(search.keep_at(i), range_loop, enclosing, op.all(*facts))
+    facts = op.all(start >= op.const(0, dtype), start < search.stop)
+    return _problem_in(search.keep_at(i), range_loop, enclosing, facts)
 
 
 def _problem_in(keep: PrimExpr, range_loop: For, enclosing: Sequence[For], facts: PrimExpr

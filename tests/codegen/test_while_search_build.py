@@ -96,6 +96,13 @@ def test_while_search_matches_serial_and_interpreter(form, dtype, index_dtype):
 
 
 @pytest.mark.parametrize("form", ["guarded", "and"])
+def test_keep_while_above_a_threshold(form):
+    """``keep = a > 2``: the first element at most 2, or a NaN (NaN > 2 is false)."""
+    func = while_search("float32", form, keep=lambda x: x > tir.const(2, "float32"))
+    check(func, form, "float32", "int32", lambda x: x > 2, seed=47)
+
+
+@pytest.mark.parametrize("form", ["guarded", "and"])
 def test_search_for_the_first_nan(form):
     """``keep = a == a``: the search stops at the first NaN (``a != a``)."""
     func = while_search("float32", form, keep=lambda x: x == x)

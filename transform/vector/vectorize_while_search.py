@@ -64,6 +64,10 @@ class _WhileSearchRewriter(StmtMutator):
     def visit_for(self, loop: For) -> Stmt:
         if loop.kind == ForKind.VECTORIZED:
             return loop  # a while in a vectorized loop is VectorizeLoop's to scalarize
+        if _has_load(loop.min) or _has_load(loop.extent):
+            # read once at the loop's start: a load of it now may see another value, so
+            # the range says nothing the analysis or the clamp may use
+            return self.generic_visit(loop)
         self.enclosing.append(loop)
         try:
             return self.generic_visit(loop)
@@ -150,7 +154,7 @@ def _vector_search(search: WhileSearch, start: Var, stop: PrimExpr, var: Var,
 
 def vectorize_while_search(func: PrimFunc, name: str = "main") -> PrimFunc:
     """``func`` with its while searches rewritten into vectorized first matches."""
-    if function_has_sve(func):  # VectorizeReductions keeps first matches serial there
+    if function_has_sve(func):  # not tried on scalable vectors: the loop stays as written
         return func
     body = _WhileSearchRewriter(name, shared_memory(func))(func.body)
     return func if body is func.body else func.with_body(body)

@@ -8,7 +8,7 @@ import tir
 import transform
 from tir import ir_builder
 from tir.structural import assert_structural_equal
-from transform.vector.analysis.while_search import find_while_search
+from transform.vector.analysis.while_search import find_while_search, shown
 from transform.vector.reduction_ir import local_buffer
 from transform.vector.vectorize_while_search import NOT_A_WHILE_SEARCH
 
@@ -182,3 +182,21 @@ def test_a_search_per_row_uses_the_enclosing_loop_range():
 def test_a_while_inside_a_vectorized_loop_is_left_to_vectorize_loop():
     func = _in_loops("vectorize")
     assert run(func) == (func, [])
+
+
+def test_the_bound_test_anywhere_in_a_chain_of_ands():
+    """``(A[I] >= -2 and I < n) and A[I] <= 2``: TIR's and evaluates every side, so the
+    keep is the and of the others (A of shape n + 1: the last test reads A[n])."""
+    n = tir.size_var("n")
+    A = tir.decl_buffer((n + 1,), F32, "A")
+    B = tir.decl_buffer((n,), F32, "B")
+    I = tir.decl_buffer((1,), "int32", "I")  # noqa: E741 (the index buffer)
+    ib = ir_builder.create()
+    a, i = ib.buffer_ptr(A), ib.buffer_ptr(I)
+    x = i[0]
+    cond = tir.And(tir.And(a[x] >= -two(), x < n), a[x] <= two())
+    with ib.while_loop(cond):
+        i[0] = i[0] + 1
+    found, why = find_while_search(tir.PrimFunc([A, B, I], ib.get()).body)
+    assert why is None and str(found.stop) == "n"
+    assert shown(found.keep) == "A[I[0]] >= T.float32(-2) and A[I[0]] <= T.float32(2)"

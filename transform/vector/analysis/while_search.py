@@ -8,7 +8,7 @@ module only decides. The forms recognized, with ``I`` a buffer, ``c`` a fixed in
     while if_then_else(I[c] < n, keep(I[c]), False):         # the guarded form
         I[c] = I[c] + 1
 
-(``n > I[c]`` too, either side of the ``and``). The loop leaves ``I[c]`` at the first index
+(``n > I[c]`` too, anywhere in a chain of ``and``). The loop leaves ``I[c]`` at the first index
 ``i`` from its start where ``keep(i)`` fails, or at ``n`` when there is none; a start
 ``>= n`` leaves it as it was. The rewrite evaluates ``keep`` as a vector over a block of
 indices, past the first failing one, and not at all at ``n``; that is exact only when
@@ -140,11 +140,21 @@ def _split_condition(cond: PrimExpr) -> tuple | None:
         return (*bound, keep, True)
     if not isinstance(cond, And):
         return None
-    for test, keep in ((cond.a, cond.b), (cond.b, cond.a)):
+    # TIR's and evaluates every side, so the test may sit anywhere in a chain of ands
+    terms = _conjuncts(cond)
+    for k, test in enumerate(terms):
         bound = _bound_test(test)
         if bound is not None:
-            return (*bound, keep, False)
+            rest = terms[:k] + terms[k + 1:]
+            return (*bound, op.all(*rest), False)
     return None
+
+
+def _conjuncts(e: PrimExpr) -> list[PrimExpr]:
+    """The sides of a chain of ``and``s, in order."""
+    if not isinstance(e, And):
+        return [e]
+    return _conjuncts(e.a) + _conjuncts(e.b)
 
 
 def _bound_test(e: PrimExpr) -> tuple | None:
@@ -224,7 +234,7 @@ def _test_of(cond: PrimExpr) -> PrimExpr:
     """The bound test of a recognized condition (the first operand that is one)."""
     if _is_guarded(cond):
         return cond.args[0]
-    return cond.a if _bound_test(cond.a) is not None else cond.b
+    return next(t for t in _conjuncts(cond) if _bound_test(t) is not None)
 
 
 def _is_increment(body, index: BufferLoad) -> bool:

@@ -9,7 +9,8 @@ import tir
 import transform
 from tir import ir_builder
 from tir.structural import assert_structural_equal
-from transform.vector.analysis.reductions import find_reductions, find_search, identity
+from transform.vector.analysis.reductions import find_reductions, identity
+from transform.vector.analysis.searches import find_search
 from transform.vector.tail import STRIP_MINED
 from transform.vector.vector_length import VECTOR_LENGTH
 from transform.vector.vectorize_reductions import NOT_A_REDUCTION, ORDERED

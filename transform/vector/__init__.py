@@ -39,8 +39,9 @@ Beside the passes:
 - ``analysis/``: the questions the passes ask before they rewrite, each in a module named
   after it: ``legality`` (may the iterations run as lanes? with ``accesses``,
   ``dependence``, ``aliasing``, ``pair_buckets``), ``branch_safety`` (may this ``if``
-  become straight-line code?), ``reductions``, ``scans``, ``while_search`` (is a ``while``
-  a first-index search, and is vectorizing it exact?), ``strides``, ``interleaving``,
+  become straight-line code?), ``reductions``, ``searches``, ``scans``, ``while_search``
+  (is a ``while`` a first-index search, and is vectorizing it exact?), ``strides``,
+  ``interleaving``,
   ``lane_free`` (is an accumulator read only summed over its lanes?), ``byte_dot`` (may
   ``vpdpbusd`` compute an update?), ``interchange``
   (should a vectorized loop move inside its inner loop?), ``narrowing`` (which narrow

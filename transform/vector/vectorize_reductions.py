@@ -29,7 +29,7 @@ store does not pin the main accumulators to memory. Searches (below) keep
 the last ``n % VL`` iterations as the serial loop they were.
 
 An index-of-max/min search (``if A[i] > M[0]: M[0] = A[i]; K[0] = i``, see
-``analysis/reductions.py``) becomes K x VL lanes of best values (starting at
+``analysis/searches.py``) becomes K x VL lanes of best values (starting at
 ``M[0]``) and indices (starting at a sentinel no iteration has) updated by
 ``Select``; after the loop, the best value M over the lanes, the smallest
 (``>``/``<``: first occurrence) or largest (``>=``/``<=``: last) index among
@@ -97,15 +97,8 @@ from ..pass_context import PassContext
 from ..remarks import emit_remark, note_body_copy, note_loop_copy
 from .analysis.aliasing import DISTINCT, shared_memory
 from .analysis.early_exit import early_exit_problem
-from .analysis.reductions import (
-    FirstMatch,
-    Reduction,
-    Search,
-    describe,
-    find_reductions,
-    find_search,
-    identity,
-)
+from .analysis.reductions import Reduction, describe, find_reductions, identity
+from .analysis.searches import FirstMatch, Search, find_search
 from .analysis.strided_terms import shuffled_terms
 from .options import ORDERED, VectorOptions, function_has_sve
 from .reduction_ir import (

@@ -21,29 +21,9 @@ statement that *looks* like an accumulation (it reads the element it writes
 at an index that does not move with ``i``, or moves through a load, as a
 histogram does) but is not one, the reason.
 
-``find_search`` recognizes the index of the best value (a loop with no
-reduction), an ``if`` at the top level of the body of exactly this shape::
-
-    if v(i) > m[c]:        # or m[c] < v(i); >= / <= keep the last index, < / <= search a min
-        m[c] = v(i)        # the same expression as compared, either store first
-        k[d] = i           # the loop var, or a cast of it to an int at least as wide
-
-or without the index store (the best value alone, kept with ``>``'s rules:
-a NaN never wins, and of equal values, zeros of either sign included, the
-first (``>``) or last (``>=``) one stays),
-with no ``else``; ``m`` and ``k`` not accessed anywhere else in the body; ``c``
-and ``d`` fixed during the loop; ``v`` calling no extern function; ``m`` of a
-reduced type other than bool. And the first match (a ``FirstMatch``)::
-
-    if k[d] == C and cond(i):   # either operand order, either side of the and;
-        k[d] = i                # or k[d] < C; or a widening cast of i
-
-with ``C`` loop-invariant (a constant such as -1, or ``n``) and every index provably
-failing the test (``i != C`` or ``i >= C``: the loop bounds show it), no ``else``,
-``k`` not accessed elsewhere, ``cond`` calling no extern function; or the flag form,
-``if f[e] == C and cond(i): k[d] = i; f[e] = D`` with ``D`` failing the test. And the
-last match (a ``FirstMatch`` with ``last``): ``if cond(i): k[d] = i`` with ``k`` not read
-anywhere in the body (the loop var only grows, so the largest matching lane is the last).
+The searches (``find_search``: the best value and its index, the first and the last
+match) are recognized in ``searches.py``, with the helpers of this module that ask
+about a loop body (``top_level``, ``bound_vars``, ``occurrences``, ...).
 The rewrite lives in ``transform/vector/vectorize_reductions.py``.
 """
 
@@ -56,17 +36,11 @@ from tir import op
 from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
 from tir.expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
     Add,
     And,
     BinaryOpNode,
     BufferLoad,
     Call,
-    Cast,
     IntImm,
     Max,
     Min,
@@ -172,17 +146,18 @@ def find_reductions(loop: For, shared: frozenset = DISTINCT, nested: bool = Fals
     loop's reductions: a thread runs a whole iteration in order, so only the accumulator
     is shared between iterations).
     """
-    inner = _bound_vars(loop)
+    inner = bound_vars(loop)
     top = _stores(loop.body) if nested else _under_ifs(loop.body)
     found: list[Reduction] = []
     refused: list[Refusal] = []
     for store in _stores(loop.body):
         if not _looks_like_accumulation(store, inner):
             continue
-        reason = _why_not(store, inner, loop, top, nested) or _sharing(loop, [store], shared)
+        reason = (_why_not(store, inner, loop, top, nested)
+                  or sharing_problem(loop, [store], shared))
         if reason is None:
             found.append(_reduction(store, conditional=not any(s is store for s in
-                                                               _top_level(loop.body))))
+                                                               top_level(loop.body))))
         else:
             refused.append(Refusal(store, reason))
     return found, refused
@@ -201,13 +176,13 @@ def _looks_like_accumulation(store: BufferStore, inner: set) -> bool:
     """The value reads the element written, at an index fixed during the loop or indirect."""
     if _own_load(store, store.value) is None:
         return False
-    return not uses_any_var(store.indices, inner) or _has_load(store.indices)
+    return not uses_any_var(store.indices, inner) or has_load(store.indices)
 
 
 def _why_not(store: BufferStore, inner: set, loop: For, top: list,
              nested: bool = False) -> str | None:
     name = store.buffer.name
-    if _has_load(store.indices) or uses_any_var(store.indices, inner):
+    if has_load(store.indices) or uses_any_var(store.indices, inner):
         return f"the index of {name} changes with {loop.loop_var.name} (a histogram)"
     if store.buffer.data in inner:
         return f"{name} is allocated inside the loop"
@@ -237,7 +212,7 @@ def _operation_problem(store: BufferStore) -> str | None:
         if key in _NOT_ASSOCIATIVE:
             what = f"{what} is not associative"
         return f"{describe(store)}: {what} (reduced ops: + * min max & | ^ and or)"
-    own = [x for x in _chain(value) if _is_own_load(store, x)]
+    own = [x for x in _chain(value) if is_own_load(store, x)]
     if len(own) != 1:
         return f"{describe(store)}: {store.buffer.name} is not an operand of the outer op"
     if kind in ("add", "mul") and store.value.dtype == "bool":
@@ -248,7 +223,7 @@ def _operation_problem(store: BufferStore) -> str | None:
 def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     value = store.value
     terms = _chain(value)
-    rest = [x for x in terms if not _is_own_load(store, x)]
+    rest = [x for x in terms if not is_own_load(store, x)]
     reduction = Reduction(store, _KINDS[_key(value)], rest[0], value, conditional,
                           regrouped=len(terms) > 2)
     f = rest[0]
@@ -295,9 +270,9 @@ def _other_access(body: Stmt, store: BufferStore) -> str | None:
             return f"{describe(other)} writes {store.buffer.name}"
         if any(not apart(x.indices, where) for x in loads_of(other, data)):
             return f"{describe(other)} reads {store.buffer.name}"
-    if _occurrences(store, data, where) != (1, 1):  # by occurrence: nodes may be shared
+    if occurrences(store, data, where) != (1, 1):  # by occurrence: nodes may be shared
         return f"{describe(store)} reads {store.buffer.name} again in its value"
-    if _occurrences(body, data, where) != (1, 1):
+    if occurrences(body, data, where) != (1, 1):
         loads = [x for x in loads_of(body, data) if x is not own]
         return f"{loads[0] if loads else own} reads {store.buffer.name}"
     return None
@@ -338,7 +313,7 @@ class _Occurrences(StmtExprVisitor):
         self.generic_visit(node)
 
 
-def _occurrences(node, data: Var, where: tuple | None = None) -> tuple[int, int]:
+def occurrences(node, data: Var, where: tuple | None = None) -> tuple[int, int]:
     """(loads, stores) of the buffer ``data`` in ``node`` (of the element ``where`` and those
     that may be it, when given), shared subtrees counted each time they occur:
     ``post_order_visit`` sees a shared ``acc[0]`` once, but it is read twice."""
@@ -358,10 +333,10 @@ def _own_load(store: BufferStore, value: PrimExpr) -> BufferLoad | None:
     """The load of the stored element in ``value`` (an operand of its outer op, if any)."""
     operands = _operands(value)
     for x in operands:
-        if _is_own_load(store, x):
+        if is_own_load(store, x):
             return x
     found: list[BufferLoad] = []
-    post_order_visit(value, lambda n: found.append(n) if _is_own_load(store, n) else None)
+    post_order_visit(value, lambda n: found.append(n) if is_own_load(store, n) else None)
     return found[0] if found else None
 
 
@@ -374,7 +349,7 @@ def _operands(value: PrimExpr) -> list:
     return []
 
 
-def _is_own_load(store: BufferStore, e: PrimExpr) -> bool:
+def is_own_load(store: BufferStore, e: PrimExpr) -> bool:
     return (isinstance(e, BufferLoad) and e.buffer.data is store.buffer.data
             and e.predicate is None and len(e.indices) == len(store.indices)
             and all(structural_equal(a, b) for a, b in zip(e.indices, store.indices)))
@@ -384,317 +359,13 @@ def _op_name(value: PrimExpr) -> str:
     return value.op.removeprefix("tir.") if isinstance(value, Call) else type(value).__name__
 
 
-# ---------------------------------------------------------------- searches
-
-#: (comparison, acc on the right?) -> (best: "max"/"min", first occurrence?)
-_SEARCHES = {
-    (GT, True): ("max", True), (LT, False): ("max", True),   # v > m, m < v
-    (GE, True): ("max", False), (LE, False): ("max", False),  # v >= m, m <= v
-    (LT, True): ("min", True), (GT, False): ("min", True),   # v < m, m > v
-    (LE, True): ("min", False), (GE, False): ("min", False),  # v <= m, m >= v
-}
-
-
-@attrs.frozen
-class Search:
-    """``if v(i) CMP m[c]: m[c] = v(i); k[d] = idx(i)``: the best value and where it is.
-
-    ``best`` is ``"max"`` (``>``, ``>=``) or ``"min"`` (``<``, ``<=``); ``first`` is True for
-    a strict compare (the first index of the best value wins), False for ``>=``/``<=`` (the
-    last one). A NaN compares false, so it is never the best, as in the serial loop.
-    """
-
-    stmt: IfThenElse
-    value: PrimExpr
-    compare: type
-    value_first: bool
-    best_store: BufferStore
-    #: None for a guarded max/min without an index (``if v > m: m = v``).
-    index_store: BufferStore | None
-    best: str
-    first: bool
-
-    def condition(self, current: PrimExpr) -> PrimExpr:
-        """The statement's comparison with ``current`` in place of ``m[c]``."""
-        a, b = (self.value, current) if self.value_first else (current, self.value)
-        return self.compare(a, b)
-
-
-@attrs.frozen
-class FirstMatch:
-    """``if k[d] == C and cond(i): k[d] = idx(i)``: the first ``i`` where ``cond`` holds,
-    stored only while ``k[d]`` still holds the marker ``C`` (a negative constant); or, with
-    ``flag_store``, ``if f[e] == C and cond(i): k[d] = idx(i); f[e] = D`` (``D != C``): the
-    first such ``i``, the flag ``f`` raised with it; or, with ``last`` (and no marker),
-    ``if cond(i): k[d] = idx(i)``: the last such ``i``. ``guard`` is the test of the marker
-    (``k[d] == C``, ``k[d] < C``), which stays true until the first store."""
-
-    stmt: IfThenElse
-    cond: PrimExpr
-    marker: PrimExpr | None
-    index_store: BufferStore
-    last: bool = False
-    #: ``f[e] = D`` of the flag form, the store that ends the search; None otherwise.
-    flag_store: BufferStore | None = None
-    guard: PrimExpr | None = None
-
-
-def find_search(loop: For, shared: frozenset = DISTINCT
-                ) -> tuple[Search | FirstMatch | None, str | None]:
-    """The index-of-max/min or first-match statement of ``loop``'s body, else why a
-    look-alike is not one (``shared`` as for ``find_reductions``)."""
-    inner = _bound_vars(loop)
-    for stmt in _top_level(loop.body):
-        if not isinstance(stmt, IfThenElse):
-            continue
-        found = _last_match_of(stmt, loop, inner)
-        if found is not None:
-            return _unshared(found, loop, shared)
-        if isinstance(stmt.condition, tuple(_CMPS)):
-            found = _search_of(stmt, loop, inner)
-        elif isinstance(stmt.condition, And):
-            found = _first_match_of(stmt, loop, inner)
-        else:
-            continue
-        if found is not None:
-            return _unshared(found, loop, shared)
-    return None, None
-
-
-def _sharing(loop: For, stores: list, shared: frozenset) -> str | None:
-    """Why accumulating in ``stores`` is wrong when their memory may be another buffer's."""
-    for store in stores:
-        other = other_shared_buffer(loop.body, store.buffer.data, shared)
-        if other is not None:
-            return f"{sharing_reason(store.buffer, other)}, so its value may change"
-    return None
-
-
-def _unshared(found: tuple, loop: For, shared: frozenset) -> tuple:
-    """``found``, or (None, why) when the search's results may share memory with its input."""
-    search = found[0]
-    if search is None:
-        return found
-    written = ((search.index_store, search.flag_store) if isinstance(search, FirstMatch)
-               else (search.best_store, search.index_store))
-    stores = [x for x in written if x is not None]
-    why = _sharing(loop, stores, shared)
-    return found if why is None else (None, f"if {search.stmt.condition}: {why}")
-
-
-def _first_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
-    """(FirstMatch, None), (None, reason), or None when no side tests a fixed element."""
-    for test, cond in ((stmt.condition.a, stmt.condition.b),
-                       (stmt.condition.b, stmt.condition.a)):
-        marked = _marker_test(test, inner)
-        if marked is None:
-            continue
-        load, marker, guard = marked
-        head = f"if {stmt.condition}"
-        stores = _top_level(stmt.then_case)
-        if stmt.else_case is None and len(stores) == 2:
-            return _flagged_match(stmt, cond, marked, loop, inner)
-        if stmt.else_case is not None or len(stores) != 1 \
-                or not isinstance(stores[0], BufferStore) or not _is_own_load(stores[0], load):
-            return None, f"{head}: the branch must be exactly the store to {load}, no else"
-        store = stores[0]
-        if not _is_index_of(store.value, loop.loop_var):
-            return None, f"{head}: {describe(store)} does not store the loop var"
-        if not _fails(guard, loop.loop_var, marker, loop):
-            return None, f"{head}: a stored index may pass the test {guard} (needs every " \
-                "index of the loop's range to fail it, so the first store ends the search)"
-        if calls(cond, "tir.call_extern"):
-            return None, f"{head}: {cond} calls an extern function"
-        if _occurrences(loop.body, load.buffer.data) != (1, 1):  # the test and the store
-            return None, f"{head}: another access in the loop also accesses {load.buffer.name}"
-        return FirstMatch(stmt, cond, marker, store, guard=guard), None
-    return None
-
-
-def _fails(guard: PrimExpr, value: PrimExpr, marker: PrimExpr, loop: For | None = None) -> bool:
-    """``guard`` (``x == C`` or ``x < C``) is provably false for ``x = value``, ``value``
-    ranging over ``loop``'s indices when ``loop`` is given."""
-    analyzer = Analyzer()
-    if loop is None:
-        return _proved_false(analyzer, guard, value, marker)
-    with analyzer.loop_scope(loop.loop_var, loop.min, loop.extent):
-        return _proved_false(analyzer, guard, value, marker)
-
-
-def _proved_false(analyzer: Analyzer, guard: PrimExpr, value: PrimExpr, marker: PrimExpr
-                  ) -> bool:
-    if isinstance(guard, EQ):  # i != n is out of the analyzer's reach, i < n is not
-        return analyzer.can_prove(op.less(value, marker)) \
-            or analyzer.can_prove(op.greater(value, marker))
-    return analyzer.can_prove(op.greater_equal(value, marker))
-
-
-def _flagged_match(stmt: IfThenElse, cond: PrimExpr, marked: tuple, loop: For, inner: set
-                   ) -> tuple:
-    """(FirstMatch with a flag, None) or (None, reason) for ``if f[e] == C and cond(i):``
-    with a branch of two stores, ``k[d] = idx(i)`` and ``f[e] = D``."""
-    flag, marker, guard = marked
-    head = f"if {stmt.condition}"
-    stores = _top_level(stmt.then_case)
-    raised = [x for x in stores if isinstance(x, BufferStore) and _is_own_load(x, flag)]
-    index = [x for x in stores if isinstance(x, BufferStore) and x not in raised]
-    if len(raised) != 1 or len(index) != 1:
-        return None, f"{head}: the branch must be the store to {flag} and one index store"
-    raised, index = raised[0], index[0]
-    # a D that passes the test would leave the search open: a later match would win
-    if not isinstance(raised.value, IntImm) or not _fails(guard, raised.value, marker):
-        return None, f"{head}: {describe(raised)} must store a constant failing {guard}"
-    if not _is_index_of(index.value, loop.loop_var):
-        return None, f"{head}: {describe(index)} does not store the loop var"
-    if index.buffer.data in inner or uses_any_var(index.indices, inner) \
-            or _has_load(index.indices):
-        return None, f"{head}: {describe(index)} does not store to one fixed element"
-    if calls(cond, "tir.call_extern"):
-        return None, f"{head}: {cond} calls an extern function"
-    if _occurrences(loop.body, flag.buffer.data) != (1, 1) \
-            or _occurrences(loop.body, index.buffer.data) != (0, 1):
-        return None, (f"{head}: another access in the loop also accesses "
-                      f"{flag.buffer.name} or {index.buffer.name}")
-    return FirstMatch(stmt, cond, marker, index, flag_store=raised, guard=guard), None
-
-
-def _last_match_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
-    """(FirstMatch with ``last``, None) or (None, reason) for ``if cond(i): k[d] = i``, with
-    ``k`` accessed nowhere else; None when ``stmt`` has another shape."""
-    stores = _top_level(stmt.then_case)
-    if stmt.else_case is not None or len(stores) != 1 or not isinstance(stores[0], BufferStore):
-        return None
-    store = stores[0]
-    if not _is_index_of(store.value, loop.loop_var) or store.buffer.data in inner \
-            or uses_any_var(store.indices, inner) or _has_load(store.indices) \
-            or _occurrences(loop.body, store.buffer.data) != (0, 1):
-        return None
-    head = f"if {stmt.condition}"
-    if calls(stmt.condition, "tir.call_extern"):
-        return None, f"{head}: {stmt.condition} calls an extern function"
-    lowest = op.min_value(loop.loop_var.dtype)
-    if not Analyzer().can_prove(loop.min > lowest):  # the lanes' "no match" value
-        return None, f"{head}: the loop may start at {lowest}, the value that marks no match"
-    return FirstMatch(stmt, stmt.condition, None, store, last=True), None
-
-
-def _marker_test(e: PrimExpr, inner: set) -> tuple | None:
-    """``(k[d], C, e)`` when ``e`` is ``k[d] == C`` (either order) or ``k[d] < C``, with
-    ``d`` and ``C`` fixed in the loop and integer."""
-    if isinstance(e, EQ):
-        sides = ((e.a, e.b), (e.b, e.a))
-    elif isinstance(e, LT):
-        sides = ((e.a, e.b),)
-    else:
-        return None
-    for load, marker in sides:
-        if isinstance(load, BufferLoad) and dt.DataType(load.dtype).is_integer \
-                and _fixed(load.indices, inner) and _fixed([marker], inner):
-            return load, marker, e
-    return None
-
-
-def _fixed(exprs, inner: set) -> bool:
-    """No expression of ``exprs`` changes in the loop: no loop-bound var, no load."""
-    return not uses_any_var(exprs, inner) and not _has_load(exprs)
-
-
-_CMPS = {GT, GE, LT, LE}
-
-
-def _search_of(stmt: IfThenElse, loop: For, inner: set) -> tuple | None:
-    """(Search, None), (None, reason), or None when ``stmt`` is not about a fixed element."""
-    cond = stmt.condition
-    for acc_right, (acc, value) in ((True, (cond.b, cond.a)), (False, (cond.a, cond.b))):
-        if isinstance(acc, BufferLoad) and not uses_any_var(acc.indices, inner) \
-                and not _has_load(acc.indices):
-            best, first = _SEARCHES[(type(cond), acc_right)]
-            reason = _search_problem(stmt, acc, value, loop)
-            if reason is not None:
-                return None, reason
-            stores = _top_level(stmt.then_case)
-            best_store = next(x for x in stores if x.buffer.data is acc.buffer.data)
-            index_store = next((x for x in stores if x is not best_store), None)
-            return Search(stmt, value, type(cond), acc_right, best_store, index_store,
-                          best, first), None
-    return None
-
-
-def _search_problem(stmt: IfThenElse, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
-    """Why ``stmt`` is not a search for the best ``value`` (and its index) in ``acc``, or None."""
-    head = f"if {stmt.condition}"
-    stores = _top_level(stmt.then_case)
-    if stmt.else_case is not None or len(stores) not in (1, 2) \
-            or not all(isinstance(x, BufferStore) for x in stores):
-        return (f"{head}: the branch must be the store of the value (and of the index), "
-                "no else")
-    mine = [x for x in stores if _is_own_load(x, acc)]
-    if len(mine) != 1 or not structural_equal(mine[0].value, value):
-        return f"{head}: the branch does not store {value} to {acc}"
-    if len(stores) == 1:
-        return _best_only_problem(head, acc, value, loop)
-    index = next(x for x in stores if x is not mine[0])
-    return _best_and_index_problem(head, acc, value, index, loop)
-
-
-def _best_and_index_problem(head: str, acc: BufferLoad, value: PrimExpr, index: BufferStore,
-                            loop: For) -> str | None:
-    """Why ``if v CMP m: m = v; k = i`` (value and index) is not searched, or None."""
-    inner = _bound_vars(loop)
-    if acc.buffer.data in inner or index.buffer.data in inner:
-        return f"{head}: {acc.buffer.name} or {index.buffer.name} is allocated inside the loop"
-    if index.buffer.data is acc.buffer.data or _has_load(index.indices) \
-            or uses_any_var(index.indices, inner):
-        return f"{head}: the index goes to an element that changes during the loop"
-    if not _is_index_of(index.value, loop.loop_var):
-        return f"{head}: {describe(index)} does not store the loop var {loop.loop_var.name}"
-    if calls(value, "tir.call_extern"):
-        return f"{head}: {value} calls an extern function (it would run for every lane)"
-    if acc.dtype not in REDUCED_TYPES - {"bool"} or not dt.DataType(index.value.dtype).is_integer:
-        return f"{head}: {acc.dtype} values or {index.value.dtype} indices are not searched"
-    # Exactly the compare reads m, the branch writes m and k once each (every occurrence).
-    for data, name, want in ((acc.buffer.data, acc.buffer.name, (1, 1)),
-                             (index.buffer.data, index.buffer.name, (0, 1))):
-        if _occurrences(loop.body, data) != want:
-            return f"{head}: another access in the loop also accesses {name}"
-    return None
-
-
-def _best_only_problem(head: str, acc: BufferLoad, value: PrimExpr, loop: For) -> str | None:
-    """Why ``if v CMP m: m = v`` (no index) is not searched, or None."""
-    if acc.buffer.data in _bound_vars(loop):
-        return f"{head}: {acc.buffer.name} is allocated inside the loop"
-    if calls(value, "tir.call_extern"):
-        return f"{head}: {value} calls an extern function (it would run for every lane)"
-    if acc.dtype not in REDUCED_TYPES - {"bool"}:
-        return f"{head}: {acc.dtype} values are not searched"
-    if _occurrences(loop.body, acc.buffer.data) != (1, 1):
-        return f"{head}: another access in the loop also accesses {acc.buffer.name}"
-    return None
-
-
-def calls(e: PrimExpr, name: str) -> bool:
-    found: list = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call) and n.op == name
-                     else None)
-    return bool(found)
-
-
-def _is_index_of(e: PrimExpr, var: Var) -> bool:
-    """``e`` is ``var`` itself or a cast of it to a type holding every value of it."""
-    if isinstance(e, Cast):
-        to, src = dt.DataType(e.dtype), dt.DataType(var.dtype)
-        return to.is_int and to.bits >= src.bits and e.value is var
-    return e is var
-
-
 # ---------------------------------------------------------------- helpers
 
 
 def _under_ifs(body: Stmt) -> list[Stmt]:
     """The statements of ``body`` at the top level or inside ifs only (no loop, no let)."""
     out: list[Stmt] = []
-    for stmt in _top_level(body):
+    for stmt in top_level(body):
         out.append(stmt)
         if isinstance(stmt, IfThenElse):
             out += _under_ifs(stmt.then_case)
@@ -702,7 +373,7 @@ def _under_ifs(body: Stmt) -> list[Stmt]:
     return out
 
 
-def _top_level(body: Stmt) -> list[Stmt]:
+def top_level(body: Stmt) -> list[Stmt]:
     return list(body.seq) if isinstance(body, SeqStmt) else [body]
 
 
@@ -712,7 +383,7 @@ def _stores(body: Stmt) -> list[BufferStore]:
     return found
 
 
-def _bound_vars(loop: For) -> set:
+def bound_vars(loop: For) -> set:
     """The loop var and every var bound inside the loop body."""
     bound = {loop.loop_var}
 
@@ -728,7 +399,7 @@ def _bound_vars(loop: For) -> set:
     return bound
 
 
-def _has_load(exprs) -> bool:
+def has_load(exprs) -> bool:
     found: list = []
     for e in exprs:
         post_order_visit(e, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
@@ -742,6 +413,23 @@ def _has_vectorized_loop(body: Stmt) -> bool:
     return bool(found)
 
 
-__all__ = ["REDUCED_TYPES", "CombiningStore", "FirstMatch", "Reduction",
-           "Refusal", "Search", "apart", "calls", "describe", "find_reductions", "find_search",
-           "identity", "loads_of", "op_kind", "operands"]
+def sharing_problem(loop: For, stores: list, shared: frozenset) -> str | None:
+    """Why accumulating in ``stores`` is wrong when their memory may be another buffer's."""
+    for store in stores:
+        other = other_shared_buffer(loop.body, store.buffer.data, shared)
+        if other is not None:
+            return f"{sharing_reason(store.buffer, other)}, so its value may change"
+    return None
+
+
+def calls(e: PrimExpr, name: str) -> bool:
+    found: list = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, Call) and n.op == name
+                     else None)
+    return bool(found)
+
+
+__all__ = ["REDUCED_TYPES", "CombiningStore", "Reduction", "Refusal", "apart",
+           "bound_vars", "calls", "describe", "find_reductions", "has_load", "identity",
+           "is_own_load", "loads_of", "occurrences", "op_kind", "operands",
+           "sharing_problem", "top_level"]

@@ -53,7 +53,9 @@ Beside the passes:
   per-loop remarks (one ``VectorizeRemark`` type for every pass above, folded to one per
   loop the user wrote when a pass run ends); ``options.py``: ``VectorOptions``, the
   config every pass above reads, read once, and the function's target and SVE flag;
-  ``reduction_ir.py``: IR pieces the reduction and scan rewrites share.
+  ``reduction_ir.py``: IR pieces the reduction and scan rewrites share;
+  ``reduction_plans.py`` and ``search_plans.py``: how ``VectorizeReductions`` rewrites a
+  loop's reductions and its searches.
 """
 
 from .analysis.legality import ASSUME_INDEPENDENT, Legality, analyze_loop

@@ -65,6 +65,9 @@ in any order. A statement that looks like an accumulation but is not
 reduced gets a remark saying why; the loop is left to ``VectorizeLoop``.
 ``codegen.build`` runs the pass before ``StripMineVectorLoops``; it does
 nothing under ``tir.disable_vectorize``.
+
+This module decides which rewrite a loop gets and says why (remarks); the rewrites
+themselves are the plans of ``reduction_plans.py`` and ``search_plans.py``.
 """
 
 from __future__ import annotations
@@ -72,53 +75,24 @@ from __future__ import annotations
 from tir import dtype as dt
 from tir import op
 from tir.arith import Analyzer
-from tir.expr import (
-    EQ,
-    NE,
-    And,
-    BufferLoad,
-    Call,
-    IntImm,
-    Max,
-    Min,
-    PrimExpr,
-    Select,
-    Var,
-    scalable_factor,
-)
-from tir.expr_vector import Broadcast, Ramp
+from tir.expr import IntImm, PrimExpr, Var, scalable_factor
 from tir.function import IRModule, PrimFunc
-from tir.functor import StmtMutator, copy_with_fresh_binders, substitute
-from tir.node import replace
-from tir.stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt, While
+from tir.functor import StmtMutator
+from tir.stmt import For, ForKind, Stmt
 
 from ..pass_base import PrimFuncPass, function_name, prim_func_pass
 from ..pass_context import PassContext
-from ..remarks import emit_remark, note_body_copy, note_loop_copy
+from ..remarks import emit_remark
 from .analysis.aliasing import DISTINCT, shared_memory
-from .analysis.early_exit import early_exit_problem
-from .analysis.reductions import Reduction, describe, find_reductions, identity
+from .analysis.reductions import Reduction, describe, find_reductions
 from .analysis.searches import FirstMatch, Search, find_search
 from .analysis.strided_terms import shuffled_terms
 from .options import ORDERED, VectorOptions, function_has_sve
-from .reduction_ir import (
-    ReplaceStmts,
-    allocate,
-    as_int32,
-    load_of,
-    local_buffer,
-    serial_loop,
-    tree,
-)
+from .reduction_ir import load_of
+from .reduction_plans import ReductionPlan, ScalablePlan
 from .remarks import VECTORIZED, VectorizeRemark
-from .tail import STRIP_MINED, vla_loop
-from .vector_length import (
-    VECTOR_LENGTH,
-    is_scalable_extent,
-    register_bits,
-    scalable_vector_length,
-    vector_length,
-)
+from .search_plans import FirstMatchPlan, SearchPlan
+from .vector_length import is_scalable_extent, register_bits, scalable_vector_length, vector_length
 
 #: The outcome of a remark on a statement that looks like a reduction but is not one.
 NOT_A_REDUCTION = "not a reduction"
@@ -133,7 +107,7 @@ class _ReductionRewriter(StmtMutator):
         self.shared = shared  # the data vars that may be one memory (analysis/aliasing.py)
         self.register_bits = register_bits
         self.ordered = ordered
-        #: The target has SVE: reductions accumulate in scalable vectors (``_ScalablePlan``).
+        #: The target has SVE: reductions accumulate in scalable vectors (``ScalablePlan``).
         self.sve = sve
         self.analyzer = Analyzer()
 
@@ -149,7 +123,7 @@ class _ReductionRewriter(StmtMutator):
             return loop  # already k * vscale() lanes: no accumulator plan for it
         scalable = self._scalable(loop, reductions, search)
         if scalable is not None:
-            plan = _ScalablePlan(loop, reductions, scalable[0])
+            plan = ScalablePlan(loop, reductions, scalable[0])
             self._remark(loop, f"vscale x {plan.factor}", VECTORIZED, plan.reason(scalable[1]))
             return plan.rewrite()
         return self._rewrite_fixed(loop, reductions, search, vl, why)
@@ -180,12 +154,12 @@ class _ReductionRewriter(StmtMutator):
         if isinstance(count, IntImm) and count.value < vl:
             return loop  # no full vector: VectorizeLoop keeps it serial and says why
         if search is not None:  # 4 chains of compare-and-selects in flight
-            kind = _FirstMatchPlan if isinstance(search, FirstMatch) else _SearchPlan
+            kind = FirstMatchPlan if isinstance(search, FirstMatch) else SearchPlan
             found = kind(loop, search, vl, count, self._cap(4, count, vl))
             self._remark(loop, vl, VECTORIZED, found.reason(why))
             return found.rewrite()
         k = self._unroll(reductions, loop.loop_var, count, vl)
-        plan = _Plan(loop, reductions, vl, count, k)
+        plan = ReductionPlan(loop, reductions, vl, count, k)
         ordered = self.ordered and any(r.is_float for r in reductions)
         self._remark(loop, vl, VECTORIZED, _reason(plan, why, ordered))
         return plan.ordered() if ordered else plan.reassociated()
@@ -224,411 +198,7 @@ class _ReductionRewriter(StmtMutator):
                                     "VectorizeReductions"), loop=loop.loop_var)
 
 
-class _Plan:
-    """The rewrite of one loop with its reductions, K accumulators of VL lanes each."""
-
-    def __init__(self, loop: For, reductions: list[Reduction], vl: int, count: PrimExpr,
-                 k: int):
-        self.loop, self.reductions, self.vl, self.count, self.k = loop, reductions, vl, count, k
-        self.dtype = loop.loop_var.dtype
-        self.keep = {key: v for key, v in (loop.annotations or {}).items()
-                     if key != VECTOR_LENGTH}
-        self.note = f"reduction of {_names(reductions)}"
-
-    def const(self, value: int) -> PrimExpr:
-        return op.const(value, self.dtype)
-
-    # ------------------------------------------------------------ reassociated
-
-    def reassociated(self) -> Stmt:
-        """K x VL accumulators, a main loop of K*VL steps, VL-step blocks, the fold, the tail."""
-        accs = {id(r): local_buffer(f"{r.store.buffer.name}_acc", r.dtype, self.k * self.vl)
-                for r in self.reductions}
-        # The tail's masked updates keep their buffer in memory: not the hot accumulators'.
-        tails = {id(r): local_buffer(f"{r.store.buffer.name}_tail", r.dtype, self.vl)
-                 for r in self.reductions}
-        tail = self._vector_tail(self._accumulate(tails, 0))
-        inits = [self._init(r, accs[id(r)], self.k) for r in self.reductions]
-        inits += [self._init(r, tails[id(r)], 1) for r in self.reductions] if tail else []
-        folds = [self._fold(r, accs[id(r)], tails[id(r)] if tail else None)
-                 for r in self.reductions]
-        buffers = [*accs.values(), *(tails.values() if tail else [])]
-        return self.blocked(inits, lambda c: self._accumulate(accs, c), folds, buffers, tail)
-
-    def blocked(self, inits: list, chunk_table, folds: list, buffers,
-                tail: list | None = None) -> Stmt:
-        """The skeleton: ``inits``, the main loop (chunk ``c`` of a block replaces statements
-        by ``chunk_table(c)(j)``), the VL-step loop (chunk 0), the vector ``tail`` if given,
-        ``folds``, then (without a vector tail) the serial tail."""
-        vl, block = self.vl, self.k * self.vl
-        full = op.floordiv(self.count, self.const(block))
-        outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
-        chunks = [self._vector(op.add(op.mul(outer, self.const(block)), self.const(c * vl)),
-                               chunk_table(c)) for c in range(self.k)]
-        parts = [*inits, self._main_loop(outer, full, SeqStmt.flatten(chunks))]
-        if self.k > 1:
-            rest = Var(f"{self.loop.loop_var.name}_rest", self.dtype)
-            steps = op.floordiv(op.floormod(self.count, self.const(block)), self.const(vl))
-            start = op.add(op.mul(full, self.const(block)), op.mul(rest, self.const(vl)))
-            parts.append(serial_loop(rest, steps, self._vector(start, chunk_table(0))))
-        after = self._tail() if tail is None else []
-        body = SeqStmt.flatten([p for p in parts + (tail or []) + folds if p is not None] + after)
-        for buf in buffers:
-            body = allocate(buf, body)
-        return body
-
-    def _main_loop(self, outer: Var, full: PrimExpr, body: Stmt) -> Stmt | None:
-        """``for outer in range(full): body``, the loop over whole blocks."""
-        return serial_loop(outer, full, body)
-
-    def _lanes(self, chunk: int) -> Ramp:
-        """The lanes of accumulator ``chunk``: ``Ramp(chunk*VL, 1, VL)``."""
-        return Ramp(op.const(chunk * self.vl, "int32"), 1, self.vl)
-
-    def _init(self, r: Reduction, acc, chunks: int) -> Stmt:
-        stores = [BufferStore(acc, Broadcast(r.identity(), self.vl), [self._lanes(c)])
-                  for c in range(chunks)]
-        return SeqStmt.flatten(stores)
-
-    def _accumulate(self, accs: dict, chunk: int):
-        """Replacement of each reduction store: ``acc_v[chunk*VL + j] OP= f``."""
-        def make(r: Reduction, j: Var) -> Stmt:
-            acc = accs[id(r)]
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
-            return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
-        return lambda j: {id(r.store): make(r, j) for r in self.reductions}
-
-    def _fold(self, r: Reduction, acc, tail) -> Stmt:
-        """``acc[c] = acc[c] OP reduce(chunk_0 OP chunk_1 OP ... OP tail)`` (pairwise)."""
-        vectors = [BufferLoad(acc, [self._lanes(c)]) for c in range(self.k)]
-        vectors += [BufferLoad(tail, [self._lanes(0)])] if tail is not None else []
-        while len(vectors) > 1:
-            pairs = [r.combine(vectors[i], vectors[i + 1]) for i in range(0, len(vectors) - 1, 2)]
-            vectors = pairs + ([vectors[-1]] if len(vectors) % 2 else [])
-        name = f"tir.vector_reduce_{r.kind}" + ("_reassoc" if r.is_float else "")
-        total = Call(r.dtype, name, [vectors[0]])
-        own = BufferLoad(r.store.buffer, list(r.store.indices))
-        return BufferStore(r.store.buffer, r.combine(own, total), list(r.store.indices))
-
-    # ------------------------------------------------------------ ordered
-
-    def ordered(self) -> Stmt:
-        """Per vector: the VL values into a buffer, then folded into acc[c] in lane order."""
-        vl = self.vl
-        tmps = {id(r): local_buffer(f"{r.store.buffer.name}_vec", r.dtype, vl)
-                for r in self.reductions}
-
-        def stage(j: Var) -> dict:
-            return {id(r.store): BufferStore(tmps[id(r)], r.value, [as_int32(j)])
-                    for r in self.reductions}
-
-        outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
-        vector = self._vector(op.mul(outer, self.const(vl)), stage)
-        # A conditional reduction leaves lanes unwritten: they must hold the identity.
-        resets = [BufferStore(tmps[id(r)], Broadcast(r.identity(), vl), [self._lanes(0)])
-                  for r in self.reductions if r.conditional]
-        folds = [self._fold_in_order(r, tmps[id(r)]) for r in self.reductions]
-        full = op.floordiv(self.count, self.const(vl))
-        loop = serial_loop(outer, full, SeqStmt.flatten([*resets, vector, *folds]))
-        tails = {id(r): local_buffer(f"{r.store.buffer.name}_tail", r.dtype, vl)
-                 for r in self.reductions}
-
-        def stage_tail(j: Var) -> dict:
-            return {id(r.store): BufferStore(tails[id(r)], r.value, [as_int32(j)])
-                    for r in self.reductions}
-
-        tail = self._vector_tail(stage_tail)
-        if tail:  # lanes past the end hold the identity: folding them changes nothing
-            tail = [*(self._init(r, tails[id(r)], 1) for r in self.reductions), *tail,
-                    *(self._fold_in_order(r, tails[id(r)]) for r in self.reductions)]
-        body: Stmt = SeqStmt.flatten([s for s in [loop, *tail] if s is not None])
-        for r in self.reductions:
-            body = allocate(tmps[id(r)], body)
-            body = allocate(tails[id(r)], body) if tail else body
-        return body
-
-    def _fold_in_order(self, r: Reduction, tmp) -> Stmt:
-        values = BufferLoad(tmp, [Ramp(op.const(0, "int32"), 1, self.vl)])
-        own = BufferLoad(r.store.buffer, list(r.store.indices))
-        if r.is_float:  # ((acc OP v0) OP v1) ... : the serial order
-            value = Call(r.dtype, f"tir.vector_reduce_{r.kind}", [values, own])
-        else:
-            value = r.combine(own, Call(r.dtype, f"tir.vector_reduce_{r.kind}", [values]))
-        return BufferStore(r.store.buffer, value, list(r.store.indices))
-
-    # ------------------------------------------------------------ shared
-
-    def _vector(self, start: PrimExpr, table_of) -> For:
-        """``for j in vectorized(VL): body(i := min + start + j)``, the statements of
-        ``table_of(j)`` (by identity) replaced."""
-        var = self.loop.loop_var
-        j = Var(var.name, self.dtype)
-        replaced = ReplaceStmts(table_of(j))(self.loop.body)
-        index = op.add(op.add(self.loop.min, start), j)
-        # Each copy of the body binds fresh vars: no var is bound twice in the output.
-        body = copy_with_fresh_binders(replaced, {var: index})
-        note_loop_copy(j, var, index)  # its remarks fold into the loop's
-        note_body_copy(replaced, body)
-        return For(j, self.const(0), self.const(self.vl), ForKind.VECTORIZED, body,
-                   {**self.keep, STRIP_MINED: self.note})
-
-    def _vector_tail(self, table_of) -> list[Stmt]:
-        """The last ``count % VL`` iterations as one guarded vector:
-        ``for j in vectorized(VL): if min + done + j < min + count: body`` (the guard
-        becomes lane masks in ``IfConvertVectorLoops``; without it, a serial loop)."""
-        rest = op.floormod(self.count, self.const(self.vl))
-        if isinstance(rest, IntImm) and rest.value == 0:
-            return []
-        done = op.mul(op.floordiv(self.count, self.const(self.vl)), self.const(self.vl))
-        vector = self._vector(done, table_of)
-        index = op.add(op.add(self.loop.min, done), vector.loop_var)
-        guard = op.less(index, op.add(self.loop.min, self.count))
-        return [replace(vector, body=IfThenElse(guard, vector.body),
-                        annotations={**vector.annotations, STRIP_MINED: f"{self.note}, tail"})]
-
-    def _tail(self) -> list[Stmt]:
-        """The last ``count % VL`` iterations as the serial loop they were."""
-        rest = op.floormod(self.count, self.const(self.vl))
-        if isinstance(rest, IntImm) and rest.value == 0:
-            return []
-        done = op.mul(op.floordiv(self.count, self.const(self.vl)), self.const(self.vl))
-        return [For(self.loop.loop_var, op.add(self.loop.min, done), rest, ForKind.SERIAL,
-                    self.loop.body, self.keep)]
-
-
-class _SearchPlan(_Plan):
-    """The rewrite of an index-of-max/min loop: K x VL lanes of best values and indices."""
-
-    def __init__(self, loop: For, search: Search, vl: int, count: PrimExpr, k: int):
-        super().__init__(loop, [], vl, count, k)
-        self.search = search
-        self.note = f"search of {_searched(search)}"
-
-    def rewrite(self) -> Stmt:
-        """Lanes start at the current best (index: a sentinel), update by Select, combine."""
-        s, size = self.search, self.k * self.vl
-        best = local_buffer(f"{s.best_store.buffer.name}_lanes", s.best_store.value.dtype, size)
-        # without an index store, the lanes' indices still pick the serial loop's value
-        # among equal ones (the first or last, a zero's sign included)
-        name = (f"{s.index_store.buffer.name}_lanes" if s.index_store is not None
-                else f"{s.best_store.buffer.name}_where")
-        where = local_buffer(name, self.dtype, size)
-        inits = [BufferStore(buf, Broadcast(value, self.vl), [self._lanes(c)])
-                 for c in range(self.k)
-                 for buf, value in ((best, load_of(s.best_store)), (where, self._sentinel()))]
-        return self.blocked(inits, lambda c: self._update(best, where, c),
-                            [self._combine(best, where)], [best, where])
-
-    def _sentinel(self) -> PrimExpr:
-        """An index no iteration has, which the final min (first) / max (last) ignores."""
-        return op.max_value(self.dtype) if self.search.first else op.min_value(self.dtype)
-
-    def _update(self, best, where, chunk: int):
-        """``if v CMP m: m = v; k = i`` per lane: ``k_l = select(v CMP m_l, i, k_l)``, ..."""
-        s = self.search
-
-        def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
-            now = BufferLoad(best, index)
-            better = s.condition(now)
-            i = self.loop.loop_var  # _vector substitutes it
-            return {id(s.stmt): SeqStmt([
-                BufferStore(where, Select(better, i, BufferLoad(where, index)), index),
-                BufferStore(best, Select(better, s.value, now), index)])}
-        return table
-
-    def _combine(self, best, where) -> Stmt:
-        """The best M over lanes; the first (last) index among lanes holding M; that lane's
-        value (M up to the sign of a zero); stored unless no lane ever updated."""
-        s, vl = self.search, self.vl
-        vdt = s.best_store.value.dtype
-        bests = [BufferLoad(best, [self._lanes(c)]) for c in range(self.k)]
-        wheres = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
-        pick, index_pick = (Max if s.best == "max" else Min), (Min if s.first else Max)
-        m = Var("best", vdt)
-        at = Var("at", self.dtype)
-        sentinel = Broadcast(self._sentinel(), vl)
-        top = Call(vdt, f"tir.vector_reduce_{s.best}", [tree(pick, bests)])
-        holders = [Select(EQ(b, Broadcast(m, vl)), w, sentinel) for b, w in zip(bests, wheres)]
-        first = Call(self.dtype, f"tir.vector_reduce_{index_pick.__name__.lower()}",
-                     [tree(index_pick, holders)])
-        worst = Broadcast(identity(s.best, vdt), vl)
-        lane = [Select(EQ(w, Broadcast(at, vl)), b, worst) for b, w in zip(bests, wheres)]
-        value = Call(vdt, f"tir.vector_reduce_{s.best}", [tree(pick, lane)])
-        found: Stmt = BufferStore(s.best_store.buffer, value, list(s.best_store.indices))
-        if s.index_store is not None:
-            found = SeqStmt([found, BufferStore(
-                s.index_store.buffer, substitute(s.index_store.value, {self.loop.loop_var: at}),
-                list(s.index_store.indices))])
-        return LetStmt(m, top, LetStmt(at, first, IfThenElse(NE(at, self._sentinel()), found)))
-
-    def reason(self, why: str) -> str:
-        """The remark's reason."""
-        s = self.search
-        which = "first" if s.first else "last"
-        what = (f"the {which} index of the {s.best}" if s.index_store is not None
-                else f"the {s.best}, the {which} of equal values kept")
-        return (f"search {_searched(s)} ({what}): {self.k} x {self.vl} lanes of values and "
-                f"indices ({why}), combined after the loop")
-
-
-class _FirstMatchPlan(_Plan):
-    """The rewrite of a first-match loop: K x VL lanes of the first matching index."""
-
-    def __init__(self, loop: For, match: FirstMatch, vl: int, count: PrimExpr, k: int):
-        super().__init__(loop, [], vl, count, k)
-        self.match = match
-        which = "last" if match.last else "first"
-        self.note = f"{which} match into {load_of(match.index_store)}"
-        # no match in this lane: beyond every index on the side the fold ignores
-        self.none = op.min_value(self.dtype) if match.last else op.max_value(self.dtype)
-        self.fold = Max if match.last else Min
-        #: why the blocks may not stop at the first match (None: they may); a last match
-        #: needs every block, so it has no such question
-        self.no_exit = None if match.last else early_exit_problem(match.cond, loop)
-
-    def rewrite(self) -> Stmt:
-        """``k_l = select(cond(i), min(k_l, i), k_l)``; after the loop the smallest lane is
-        stored if ``k[d]`` still holds the marker and some lane matched."""
-        where = local_buffer(f"{self.match.index_store.buffer.name}_lanes", self.dtype,
-                             self.k * self.vl)
-        self.where = where  # _main_loop's exit test reads it
-        inits = [BufferStore(where, Broadcast(self.none, self.vl), [self._lanes(c)])
-                 for c in range(self.k)]
-        return self.blocked(inits, lambda c: self._update(where, c), [self._combine(where)],
-                            [where])
-
-    def _main_loop(self, outer: Var, full: PrimExpr, body: Stmt) -> Stmt | None:
-        """The blocks in ``while next < full and no lane matched``: the early exit of a
-        first match (a last match needs every block)."""
-        if self.match.last or self.no_exit or (isinstance(full, IntImm) and full.value == 0):
-            return super()._main_loop(outer, full, body)
-        pos = local_buffer(f"{outer.name}_next", self.dtype, 1)
-        at = [op.const(0, "int32")]
-        now = BufferLoad(pos, at)
-        lanes = [BufferLoad(self.where, [self._lanes(c)]) for c in range(self.k)]
-        smallest = Call(self.dtype, "tir.vector_reduce_min", [tree(Min, lanes)])
-        running = And(op.less(now, full), EQ(smallest, self.none))
-        # The bound checker knows nothing of a value read from memory: the if tells it that
-        # outer is a block in range, as the for's bounds did (two compares per block), in
-        # the form it proves accesses from: (outer + 1) * block <= count, not outer < full.
-        block = self.const(self.k * self.vl)
-        ends = op.mul(op.add(outer, self.const(1)), block)
-        inside = And(op.greater_equal(outer, self.const(0)), op.less_equal(ends, self.count))
-        step = SeqStmt([LetStmt(outer, now, IfThenElse(inside, body)),
-                        BufferStore(pos, op.add(now, self.const(1)), at)])
-        return allocate(pos, SeqStmt([BufferStore(pos, self.const(0), at), While(running, step)]))
-
-    def _update(self, where, chunk: int):
-        m = self.match
-
-        def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
-            now = BufferLoad(where, index)
-            i = self.loop.loop_var  # _vector substitutes it
-            return {id(m.stmt): BufferStore(where, Select(m.cond, self.fold(now, i), now),
-                                            index)}
-        return table
-
-    def _combine(self, where) -> Stmt:
-        m = self.match
-        at = Var("at", self.dtype)
-        lanes = [BufferLoad(where, [self._lanes(c)]) for c in range(self.k)]
-        name = f"tir.vector_reduce_{self.fold.__name__.lower()}"
-        first = Call(self.dtype, name, [tree(self.fold, lanes)])
-        store = m.index_store
-        matched = NE(at, self.none)
-        if m.guard is not None:  # the flag or the index is untouched by the loop: test it now
-            matched = And(m.guard, matched)
-        found = BufferStore(store.buffer, substitute(store.value, {self.loop.loop_var: at}),
-                            list(store.indices))
-        if m.flag_store is not None:  # the index first, then the flag, as the loop stores them
-            found = SeqStmt([found, m.flag_store])
-        return LetStmt(at, first, IfThenElse(matched, found))
-
-    def reason(self, why: str) -> str:
-        """The remark's reason."""
-        m = self.match
-        if m.last:
-            return (f"last match {load_of(m.index_store)}: {self.k} x {self.vl} lanes of "
-                    f"indices ({why}), the largest stored after the loop")
-        raised = "" if m.flag_store is None else f", then {describe(m.flag_store)}"
-        leaving = ("leaving after the first block with a match" if self.no_exit is None
-                   else f"every block run (no early exit: {self.no_exit})")
-        return (f"first match {load_of(m.index_store)} (while {m.guard}): "
-                f"{self.k} x {self.vl} lanes of indices ({why}), {leaving}, "
-                f"the smallest stored after the loop{raised}")
-
-
-class _ScalablePlan:
-    """The rewrite of one loop with its reductions for SVE: one accumulator of VL lanes,
-    ``VL = vscale() * k``, updated under a lane mask in a vector-length-agnostic loop::
-
-        allocate S_acc[VL] (local)
-        S_acc[Ramp(0, 1, VL)] = Broadcast(identity, VL)
-        for i_outer in range(ceildiv(n, VL)):
-            for i in vectorized(VL):
-                if i_outer * VL + i < n:           # -> get_active_lane_mask
-                    S_acc[i] = S_acc[i] OP f(i_outer * VL + i)
-        S[c] = S[c] OP vector_reduce_OP(S_acc[Ramp(0, 1, VL)])
-
-    A masked-off lane keeps its value, so lanes past ``n`` hold the identity.
-    """
-
-    def __init__(self, loop: For, reductions: list[Reduction], vl: PrimExpr):
-        self.loop, self.reductions, self.vl = loop, reductions, vl
-        self.factor = scalable_factor(vl)
-
-    def reason(self, why: str) -> str:
-        kinds = ", ".join(f"{load_of(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
-                          for r in self.reductions)
-        text = (f"reduction {kinds}: an accumulator of vscale x {self.factor} lanes ({why}), "
-                "updated under a lane mask, one horizontal reduction after the loop")
-        if any(r.is_float for r in self.reductions):
-            text += (f"; float sum or product reassociated: results may differ from the serial "
-                     f"order in rounding (config {ORDERED} keeps it)")
-        return text
-
-    def rewrite(self) -> Stmt:
-        accs = {id(r): local_buffer(f"{r.store.buffer.name}_acc", r.dtype, self.vl)
-                for r in self.reductions}
-        lanes = Ramp(op.const(0, "int32"), 1, self.vl)
-
-        def update(r: Reduction, j: Var) -> Stmt:
-            acc, index = accs[id(r)], [as_int32(j)]
-            return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
-
-        lane = Var(self.loop.loop_var.name, self.loop.loop_var.dtype)  # the inner loop's var
-        body = ReplaceStmts({id(r.store): update(r, lane) for r in self.reductions})(self.loop.body)
-        loop = vla_loop(replace(self.loop, body=body), self.vl,
-                        f"reduction of {_names(self.reductions)}, vscale x {self.factor} lanes",
-                        lane)
-        inits = [BufferStore(accs[id(r)], Broadcast(r.identity(), self.vl), [lanes])
-                 for r in self.reductions]
-        folds = []
-        for r in self.reductions:
-            name = f"tir.vector_reduce_{r.kind}" + ("_reassoc" if r.is_float else "")
-            total = Call(r.dtype, name, [BufferLoad(accs[id(r)], [lanes])])
-            own = BufferLoad(r.store.buffer, list(r.store.indices))
-            folds.append(BufferStore(r.store.buffer, r.combine(own, total),
-                                     list(r.store.indices)))
-        result: Stmt = SeqStmt.flatten([*inits, loop, *folds])
-        for acc in accs.values():
-            result = allocate(acc, result)
-        return result
-
-
-def _searched(s: Search) -> str:
-    """``M[0], K[0]`` (or ``M[0]`` alone): what a search stores."""
-    stores = [x for x in (s.best_store, s.index_store) if x is not None]
-    return ", ".join(str(load_of(x)) for x in stores)
-
-
-def _names(reductions: list[Reduction]) -> str:
-    return ", ".join(str(BufferLoad(r.store.buffer, list(r.store.indices))) for r in reductions)
-
-
-def _reason(plan: _Plan, why: str, ordered: bool) -> str:
+def _reason(plan: ReductionPlan, why: str, ordered: bool) -> str:
     kinds = ", ".join(f"{load_of(r.store)} ({r.kind}{', under an if' if r.conditional else ''})"
                       for r in plan.reductions)
     if ordered:

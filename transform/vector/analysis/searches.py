@@ -34,19 +34,7 @@ from tir import dtype as dt
 from tir import op
 from tir.analysis.var_use import uses_any_var
 from tir.arith import Analyzer
-from tir.expr import (
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    And,
-    BufferLoad,
-    Cast,
-    IntImm,
-    PrimExpr,
-    Var,
-)
+from tir.expr import EQ, GE, GT, LE, LT, And, BufferLoad, Cast, IntImm, PrimExpr, Var
 from tir.stmt import BufferStore, For, IfThenElse
 from tir.structural import structural_equal
 

@@ -18,7 +18,7 @@ Adding an expression node: the places that must know it
    The field declarations are all the visitors and mutators (``functor``),
    structural equality, hashing and digest (``structural*``) and pickling
    (``pickling``) need. Export it from ``tir/__init__.py``.
-2. The printer, ``tir/printer.py``: a ``visit_<snake_name>`` method
+2. The printer, ``tir/printer/exprs.py``: an ``ExprPrinter.visit_<snake_name>`` method
    (without one it prints as ``T.ClassName(field=...)``).
 3. The TVMScript parser, ``tir/script/``: a ``T.<ClassName>`` builder in
    ``builtins.py`` or an entry in a syntax table of ``expr.py``.

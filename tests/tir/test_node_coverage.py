@@ -104,7 +104,7 @@ def parser_knows(cls: type) -> bool:
 #: component -> whether it knows a node class.
 COMPONENTS: dict[str, Callable[[type], bool]] = {
     "fields (functor, structural equal/hash/digest, pickling)": fields_declared,
-    "printer (tir/printer.py)": lambda cls: has_visit_method(_Printer, cls),
+    "printer (tir/printer/exprs.py)": lambda cls: has_visit_method(_Printer, cls),
     "TVMScript parser (tir/script)": parser_knows,
     "vectorizer (ExprVectorizer)": lambda cls: has_visit_method(ExprVectorizer, cls),
     "LLVM emitter (CodeGenLLVM)": lambda cls: has_visit_method(CodeGenLLVM, cls),
@@ -117,7 +117,7 @@ _TE_ONLY = ("te only: create_prim_func turns it into a block with an init and an
 
 #: (component, node class) -> why the component does not handle the node.
 ALLOWED: dict[tuple[str, type], str] = {
-    ("printer (tir/printer.py)", Reduce):
+    ("printer (tir/printer/exprs.py)", Reduce):
         "te only; Reduce.script() prints it (T.sum(...)) where it is shown on its own",
     ("TVMScript parser (tir/script)", Reduce): _TE_ONLY,
     ("vectorizer (ExprVectorizer)", Reduce): _TE_ONLY,

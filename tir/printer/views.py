@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .buffer import Buffer
-from .expr import IntImm, PrimExpr, Var
-from .functor import post_order_visit
-from .stmt import Allocate, LetStmt, Stmt
+from ..buffer import Buffer
+from ..expr import IntImm, PrimExpr, Var
+from ..functor import post_order_visit
+from ..stmt import Allocate, LetStmt, Stmt
 
 
 def buffer_views(body: Stmt) -> dict[int, list[Buffer]]:

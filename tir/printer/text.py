@@ -14,7 +14,7 @@ import re
 import struct
 from typing import Any
 
-from .expr import FloatImm, PrimExpr
+from ..expr import FloatImm, PrimExpr
 
 # Names a variable may not take: Python keywords and the names the text itself uses.
 _RESERVED = frozenset(keyword.kwlist) | {"T", "I", "range"}
@@ -52,7 +52,7 @@ def _float_text(value: float, dtype: str, negative: bool) -> str:
 def _reads_back_as(dtype: str, value: float):
     """A test of whether a decimal text is ``value`` once rounded to ``dtype``."""
     if dtype == "bfloat16":  # struct has no bfloat16: round as FloatImm does
-        from .low_precision import round_float
+        from ..low_precision import round_float
 
         return lambda text: round_float(float(text), dtype) == value
     fmt = "<f" if dtype == "float32" else "<e"

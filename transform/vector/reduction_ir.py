@@ -56,9 +56,4 @@ def serial_loop(var: Var, extent: PrimExpr, body: Stmt) -> Stmt | None:
     return For(var, op.const(0, var.dtype), extent, ForKind.SERIAL, body)
 
 
-def as_int32(j: Var) -> PrimExpr:
-    """``j`` as an int32 index."""
-    return j if j.dtype == "int32" else op.cast("int32", j)
-
-
-__all__ = ["ReplaceStmts", "allocate", "as_int32", "load_of", "local_buffer", "serial_loop", "tree"]
+__all__ = ["ReplaceStmts", "allocate", "load_of", "local_buffer", "serial_loop", "tree"]

@@ -19,7 +19,7 @@ from tir.stmt import BufferStore, For, ForKind, IfThenElse, SeqStmt, Stmt
 from ..remarks import note_body_copy, note_loop_copy
 from .analysis.reductions import Reduction
 from .options import ORDERED
-from .reduction_ir import ReplaceStmts, allocate, as_int32, load_of, local_buffer, serial_loop
+from .reduction_ir import ReplaceStmts, allocate, load_of, local_buffer, serial_loop
 from .tail import STRIP_MINED, vla_loop
 from .vector_length import VECTOR_LENGTH
 
@@ -94,7 +94,7 @@ class ReductionPlan:
         """Replacement of each reduction store: ``acc_v[chunk*VL + j] OP= f``."""
         def make(r: Reduction, j: Var) -> Stmt:
             acc = accs[id(r)]
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
+            index = [op.add(op.const(chunk * self.vl, j.dtype), j)]
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
         return lambda j: {id(r.store): make(r, j) for r in self.reductions}
 
@@ -119,7 +119,7 @@ class ReductionPlan:
                 for r in self.reductions}
 
         def stage(j: Var) -> dict:
-            return {id(r.store): BufferStore(tmps[id(r)], r.value, [as_int32(j)])
+            return {id(r.store): BufferStore(tmps[id(r)], r.value, [j])
                     for r in self.reductions}
 
         outer = Var(f"{self.loop.loop_var.name}_outer", self.dtype)
@@ -134,7 +134,7 @@ class ReductionPlan:
                  for r in self.reductions}
 
         def stage_tail(j: Var) -> dict:
-            return {id(r.store): BufferStore(tails[id(r)], r.value, [as_int32(j)])
+            return {id(r.store): BufferStore(tails[id(r)], r.value, [j])
                     for r in self.reductions}
 
         tail = self._vector_tail(stage_tail)
@@ -231,7 +231,7 @@ class ScalablePlan:
         lanes = Ramp(op.const(0, "int32"), 1, self.vl)
 
         def update(r: Reduction, j: Var) -> Stmt:
-            acc, index = accs[id(r)], [as_int32(j)]
+            acc, index = accs[id(r)], [j]
             return BufferStore(acc, r.combine(BufferLoad(acc, index), r.value), index)
 
         lane = Var(self.loop.loop_var.name, self.loop.loop_var.dtype)  # the inner loop's var

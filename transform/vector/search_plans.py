@@ -19,7 +19,7 @@ from tir.stmt import BufferStore, For, IfThenElse, LetStmt, SeqStmt, Stmt, While
 from .analysis.early_exit import early_exit_problem
 from .analysis.reductions import describe, identity
 from .analysis.searches import FirstMatch, Search
-from .reduction_ir import allocate, as_int32, load_of, local_buffer, tree
+from .reduction_ir import allocate, load_of, local_buffer, tree
 from .reduction_plans import ReductionPlan
 
 
@@ -55,7 +55,7 @@ class SearchPlan(ReductionPlan):
         s = self.search
 
         def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
+            index = [op.add(op.const(chunk * self.vl, j.dtype), j)]
             now = BufferLoad(best, index)
             better = s.condition(now)
             i = self.loop.loop_var  # _vector substitutes it
@@ -150,7 +150,7 @@ class FirstMatchPlan(ReductionPlan):
         m = self.match
 
         def table(j: Var) -> dict:
-            index = [op.add(op.const(chunk * self.vl, "int32"), as_int32(j))]
+            index = [op.add(op.const(chunk * self.vl, j.dtype), j)]
             now = BufferLoad(where, index)
             i = self.loop.loop_var  # _vector substitutes it
             return {id(m.stmt): BufferStore(where, Select(m.cond, self.fold(now, i), now),

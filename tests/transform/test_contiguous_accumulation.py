@@ -194,3 +194,28 @@ def test_only_a_summed_unpredicated_accumulator_is_rewritten():
     assert contiguous_accumulation(summed) is not summed
     for stmt in (_hand_written(True, False), _hand_written(False, True)):
         assert contiguous_accumulation(stmt) is stmt
+
+
+def _add_depth(e) -> int:
+    """How many ``+`` deep ``e`` is (a chain of k terms: k - 1; a balanced tree: log2 k)."""
+    if isinstance(e, tir.Add):
+        return 1 + max(_add_depth(e.a), _add_depth(e.b))
+    return 0
+
+
+# A chain of dependent 512-bit adds between the loads held back the memory stream on the
+# Zen 4 host (analysis/reductions.py, _reduction): the terms are summed as a balanced tree,
+# as VectorizeReductions regroups them and as ContiguousAccumulation makes them contiguous.
+@pytest.mark.parametrize("width", [4, 5, 8])
+def test_the_terms_of_an_unrolled_sum_are_a_balanced_tree(width):
+    lowered = codegen.lower(row_sum(64 * LANES, width, "float32"))["main"]
+    updates = []
+    post_order_visit(lowered.body, lambda n: updates.append(n)
+                     if isinstance(n, tir.BufferStore) and "x" in n.value.dtype
+                     and isinstance(n.value, tir.Add) else None)
+    assert updates
+    for store in updates:
+        own = store.value.a
+        addend = store.value.b if isinstance(own, BufferLoad) and \
+            own.buffer.data is store.buffer.data else own
+        assert _add_depth(addend) == int(np.ceil(np.log2(width))), store

@@ -39,6 +39,7 @@ from tir.stmt import BufferStore, Stmt
 
 from ..pass_base import PrimFuncPass, prim_func_pass
 from .analysis.lane_free import is_update, lane_free_accumulators
+from .reduction_ir import tree
 
 #: Widest run regrouped (s loads of L lanes each read s * L elements).
 MAX_TERMS = 16
@@ -105,7 +106,7 @@ def contiguous_addend(addend: PrimExpr, analyzer: arith.Analyzer,
     start = analyzer.simplify(ramps[0][0] + low - flat.elem_offset)
     loads = [BufferLoad(flat, [Ramp(analyzer.simplify(start + j * lanes), 1, lanes)])
              for j in range(stride)]
-    return functools.reduce(Add, loads)
+    return tree(Add, loads)  # not a chain: see analysis/reductions.py, _reduction
 
 
 def _flat_view(buf, views: dict):

@@ -14,10 +14,11 @@ from tir.functor import StmtMutator
 from tir.stmt import Allocate, BufferStore, For, ForKind, Stmt
 
 
-def tree(node_class, xs: list) -> PrimExpr:
-    """``xs`` combined pairwise by ``node_class`` (a balanced tree)."""
+def tree(combine, xs: list) -> PrimExpr:
+    """``xs`` combined pairwise by ``combine`` (a node class such as ``Add``, or any
+    function of two expressions): a balanced tree, ``log2(len(xs))`` deep."""
     while len(xs) > 1:
-        xs = [node_class(xs[i], xs[i + 1]) for i in range(0, len(xs) - 1, 2)] + \
+        xs = [combine(xs[i], xs[i + 1]) for i in range(0, len(xs) - 1, 2)] + \
              ([xs[-1]] if len(xs) % 2 else [])
     return xs[0]
 

@@ -54,6 +54,7 @@ from tir.functor import StmtExprVisitor, post_order_visit
 from tir.stmt import Allocate, BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt
 from tir.structural import structural_equal
 
+from ..reduction_ir import tree
 from .aliasing import DISTINCT, other_shared_buffer, sharing_reason
 
 #: Node class (or intrinsic name) -> the reduction kind of ``tir.vector_reduce_<kind>``.
@@ -230,10 +231,7 @@ def _reduction(store: BufferStore, conditional: bool) -> Reduction:
     # not a chain. Regrouping is already the reassociation the flag records, and a chain of
     # dependent 512-bit adds between the loads held back a memory stream on the Zen 4 host
     # (5 terms: 3.9 ms as a chain, 2.7 as a tree over 2^24 float32; 256-bit: 2.4 either way)
-    while len(rest) > 1:
-        pairs = [reduction.combine(rest[k], rest[k + 1]) for k in range(0, len(rest) - 1, 2)]
-        rest = pairs + rest[len(pairs) * 2:]
-    return attrs.evolve(reduction, value=rest[0])
+    return attrs.evolve(reduction, value=tree(reduction.combine, rest))
 
 
 def op_kind(value: PrimExpr) -> str | None:

@@ -49,12 +49,10 @@ def _step(load: BufferLoad, var: Var) -> int | None:
     another index moves with ``var`` or the step is not a constant."""
     if not load.indices:
         return None
-    *outer, last = load.indices
-    if any(not isinstance(linear_coefficient(i, var), IntImm)
-           or linear_coefficient(i, var).value != 0 for i in outer):
+    steps = [linear_coefficient(i, var) for i in load.indices]
+    if not all(isinstance(s, IntImm) for s in steps) or any(s.value for s in steps[:-1]):
         return None
-    step = linear_coefficient(last, var)
-    return step.value if isinstance(step, IntImm) else None
+    return steps[-1].value
 
 
 __all__ = ["shuffled_terms"]

@@ -13,7 +13,14 @@ non-unrolled loop is inside it, the unrolled nest inside it is at most
 statements its body runs, counting stores and evaluates) is at most
 ``auto_max_step`` -- or its extent is at most ``auto_max_extent``. With
 ``explicit_unroll`` False, chosen loops are only marked ``UNROLLED`` (left
-for the code generator) instead of copied.
+for the code generator, which asks LLVM to unroll them fully) instead of copied.
+
+Two loop annotations (TVM's names) set these options for the loop they are on
+and the loops inside it: ``pragma_unroll_explicit`` (``explicit_unroll``) and
+``pragma_auto_unroll_max_step`` (``auto_max_step``). The tuner's register tiles
+carry ``pragma_unroll_explicit = 0``: LLVM then unrolls the tile from one copy of
+its body, where copying it here first made every later pass, the LLVM IR
+emission and LLVM's own passes work on each copy (``tirlite.meta_schedule``).
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ from tir.node import replace
 from tir.stmt import BufferStore, Evaluate, For, ForKind, SeqStmt, Stmt
 
 from .pass_base import PrimFuncPass, prim_func_pass
+
+#: Loop annotations that set an option for the loop and the loops inside it.
+SCOPED_OPTIONS = {"pragma_unroll_explicit": ("explicit_unroll", bool),
+                  "pragma_auto_unroll_max_step": ("auto_max_step", int)}
 
 
 def unroll(loop: For) -> Stmt:
@@ -75,7 +86,13 @@ class LoopUnroller(StmtMutator):
     def visit_for(self, loop: For) -> Stmt:
         before = (self.steps, self.unroll_depth, self.has_normal_loop)
         self.steps, self.unroll_depth, self.has_normal_loop = 0, 0, False
-        new = self._visit_loop(loop)
+        options = self._scoped_options(loop)
+        saved = {name: getattr(self, name) for name in options}
+        self.__dict__.update(options)
+        try:
+            new = self._visit_loop(loop)
+        finally:
+            self.__dict__.update(saved)
         # What this loop counts adds to what its earlier siblings counted.
         self.steps += before[0]
         self.unroll_depth = max(self.unroll_depth, before[1])
@@ -96,6 +113,20 @@ class LoopUnroller(StmtMutator):
         if self.explicit_unroll or extent <= 0:
             return unroll(new)
         return new if new.kind == ForKind.UNROLLED else replace(new, kind=ForKind.UNROLLED)
+
+    @staticmethod
+    def _scoped_options(loop: For) -> dict[str, Any]:
+        """The options ``loop``'s annotations set for it and the loops inside it."""
+        options = {}
+        for key, (name, kind) in SCOPED_OPTIONS.items():
+            if key in loop.annotations:
+                value = loop.annotations[key]
+                value = value.value if isinstance(value, IntImm) else value
+                if not isinstance(value, (bool, int)):
+                    raise ValueError(f"loop {loop.loop_var.name}: annotation {key} must be "
+                                     f"an integer, got {value!r}")
+                options[name] = kind(value)
+        return options
 
     def _auto_unroll(self, loop: For, extent: int | None) -> bool:
         """Whether the auto-unroll options pick this serial loop (body already visited)."""

@@ -160,3 +160,40 @@ def test_let_expressions_get_fresh_vars_in_copies():
     assert lets[0].var is x and len({id(let.var) for let in lets}) == 3
     assert all(let.body.a is let.var for let in lets)
     assert verify_well_formed(_func(out))
+
+
+def test_pragma_unroll_explicit_leaves_unrolled_loops_to_codegen_in_its_scope():
+    i, j, k = (tir.Var(v, "int32") for v in "ijk")
+    inner = For(j, 0, 4, ForKind.UNROLLED, _store(i + j))
+    outer = For(i, 0, 8, ForKind.SERIAL, inner, annotations={"pragma_unroll_explicit": 0})
+    sibling = For(k, 0, 2, ForKind.UNROLLED, _store(k))
+    out = _run(SeqStmt([outer, sibling]))
+    # Inside the annotated loop: still a loop, marked for LLVM; the sibling after it is copied.
+    assert isinstance(out.seq[0], For) and out.seq[0].body.kind == ForKind.UNROLLED
+    assert out.seq[0].body.body is inner.body
+    assert [type(s) for s in out.seq[1:]] == [tir.BufferStore, tir.BufferStore]
+
+
+def test_pragma_unroll_explicit_one_overrides_the_config():
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    loop = For(i, 0, 8, ForKind.SERIAL, For(j, 0, 2, ForKind.UNROLLED, _store(i + j)),
+               annotations={"pragma_unroll_explicit": tir.const(1)})
+    out = _run(loop, {"explicit_unroll": False})
+    assert isinstance(out.body, SeqStmt) and len(out.body.seq) == 2
+
+
+def test_pragma_auto_unroll_max_step_picks_serial_loops_in_its_scope():
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    loop = For(i, 0, n, ForKind.SERIAL, For(j, 0, 4, ForKind.SERIAL, _store(i + j)),
+               annotations={"pragma_auto_unroll_max_step": 16})
+    assert isinstance(_run(loop).body, SeqStmt)
+    loop = For(i, 0, n, ForKind.SERIAL, loop.body)  # without the annotation
+    assert isinstance(_run(loop).body, For)
+
+
+def test_pragma_with_a_bad_value_is_named():
+    i = tir.Var("i", "int32")
+    loop = For(i, 0, 2, ForKind.UNROLLED, _store(i),
+               annotations={"pragma_unroll_explicit": "no"})
+    with pytest.raises(ValueError, match="loop i: annotation pragma_unroll_explicit"):
+        _run(loop)

@@ -20,7 +20,7 @@ from llvmlite import ir
 from tir import dtype as dt
 from tir import op as tir_op
 from tir.arith import Analyzer
-from tir.expr import Broadcast, BufferLoad, Call, IntImm, Mul, Ramp
+from tir.expr import Add, Broadcast, BufferLoad, Call, IntImm, Mul, Ramp, Sub
 from tir.functor import post_order_visit
 from tir.stmt import negative_extent_message
 
@@ -163,6 +163,10 @@ def _constant_count(extents) -> tuple[int, bool] | None:
     return count, per_vscale
 
 
+#: int32 index arithmetic that ``index64`` computes in i64.
+_WIDE_ARITH = {Add: "add", Sub: "sub", Mul: "mul"}
+
+
 def _pow2_factor(value: int) -> int:
     """The largest power of two dividing ``value`` (huge for 0, which every power divides)."""
     return value & -value if value else 1 << 30
@@ -191,7 +195,16 @@ class MemoryCodegen:
         return max(lane, min(offset_align, base_align, size_align))
 
     def index64(self, expr):
-        """An index expression evaluated in its own dtype, sign-extended to i64 for a GEP."""
+        """An index expression as i64, for a GEP.
+
+        An int32 index computes its sums and products in i64 (``nsw``: TIR leaves their
+        signed overflow undefined, so the values agree wherever the int32 ones are
+        defined), its other terms (vars, divisions, loads) in int32, each sign-extended.
+        LLVM then has no sign extension of an int32 sum to widen: on a tuned matmul
+        that saved a fifth of its time (IndVarSimplify, LSR), for the same machine code.
+        """
+        if expr.dtype == "int32":
+            return self._index64(expr)
         value = self.visit_expr(expr)
         ty = value.type
         width = ty.element.width if isinstance(ty, ir.VectorType) else ty.width
@@ -199,6 +212,15 @@ class MemoryCodegen:
             return value
         wide = ty.__class__(I64, ty.count) if isinstance(ty, ir.VectorType) else I64
         return self.builder.sext(value, wide)
+
+    def _index64(self, expr):
+        if isinstance(expr, IntImm):
+            return ir.Constant(I64, expr.value)
+        name = _WIDE_ARITH.get(type(expr))
+        if name is None:
+            return self.builder.sext(self.visit_expr(expr), I64)
+        a, b = self._index64(expr.a), self._index64(expr.b)
+        return getattr(self.builder, name)(a, b, flags=("nsw",))
 
     def _pointer(self, buffer, offset_expr):
         ptr = self.lookup(buffer.data)

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import codegen
+from tir.node import replace
 from tir.schedule import tree
-from tir.stmt import ForKind
+from tir.stmt import For, ForKind
 from tirlite import meta_schedule as ms
 from tirlite.meta_schedule.rules import contraction
 from tirlite.meta_schedule.testing import te_workload as W
@@ -84,3 +85,37 @@ def test_three_register_tile_with_a_fused_bias_relu(target, monkeypatch):
     codegen.build(scheduled, target)(*args, got)
     codegen.build(func, target)(*args, serial)
     np.testing.assert_allclose(got, serial, rtol=1e-5, atol=1e-5)
+
+
+
+def _has_unrolled_loops(func):
+    return any(isinstance(s, For) and s.kind == ForKind.UNROLLED for s, _ in tree.walk(func.body))
+
+
+def _annotated_loops(func):
+    return [s for s, _ in tree.walk(func.body)
+            if isinstance(s, For) and "pragma_unroll_explicit" in s.annotations]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_llvm_unrolls_the_tile_to_the_same_results(target):
+    """The tile's loops reach code generation as loops marked UNROLLED (LLVM unrolls them
+    from one copy of the body) instead of the copies TIR's UnrollLoop makes without the
+    tile's ``pragma_unroll_explicit = 0``: bit for bit the same results either way."""
+    lanes = codegen.Target(target).vector_width_bits // 32
+    m, n, k = 29, 5 * lanes + 3, 37  # partial tiles on both axes, k not a multiple of ku
+    func = W.matmul(m, n, k)
+    scheduled = ms.apply_default_schedule(func, target=target)["main"]
+    annotated = _annotated_loops(scheduled)
+    assert annotated and all(lp.annotations["pragma_unroll_explicit"] == 0 for lp in annotated)
+    assert _has_unrolled_loops(codegen.lower(scheduled, target)["main"])
+    copied = tree.replace(scheduled, {lp: replace(lp, annotations={}) for lp in annotated})
+    assert not _has_unrolled_loops(codegen.lower(copied, target)["main"])
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    by_llvm, by_tir = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    codegen.build(scheduled, target)(a, b, by_llvm)
+    codegen.build(copied, target)(a, b, by_tir)
+    np.testing.assert_array_equal(by_llvm, by_tir)
+    np.testing.assert_allclose(by_llvm, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)

@@ -25,6 +25,9 @@ _LOOP_HINTS = {
     ForKind.VECTORIZED: ("llvm.loop.vectorize.enable", True),
 }
 
+#: The loop annotation that, when false, keeps LLVM from unrolling the loop.
+UNROLL_ANNOTATION = "codegen.llvm.unroll"
+
 
 class StmtCodegen:
     """Mixin of ``CodeGenLLVM``: one ``visit_*`` per statement node."""
@@ -83,10 +86,14 @@ class StmtCodegen:
             return
         begin = self.visit_expr(op.min)
         end = self.builder.add(begin, self.visit_expr(op.extent))
-        self.emit_loop(op.loop_var, begin, end, lambda: self.visit_stmt(op.body), op.kind)
+        rolled = op.kind == ForKind.SERIAL and not op.annotations.get(UNROLL_ANNOTATION, True)
+        self.emit_loop(op.loop_var, begin, end, lambda: self.visit_stmt(op.body), op.kind,
+                       rolled)
 
-    def emit_loop(self, var, begin, end, emit_body, kind=ForKind.SERIAL) -> None:
-        """``for var in [begin, end): emit_body()`` in rotated form."""
+    def emit_loop(self, var, begin, end, emit_body, kind=ForKind.SERIAL,
+                  rolled: bool = False) -> None:
+        """``for var in [begin, end): emit_body()`` in rotated form (``rolled``: LLVM may
+        not unroll it)."""
         func = self.builder.function
         body, exit_ = func.append_basic_block("for_body"), func.append_basic_block("for_end")
         pre = self.builder.block
@@ -103,7 +110,7 @@ class StmtCodegen:
         step = self.builder.add(index, int_constant(begin.type, 1), flags=nsw)
         index.add_incoming(step, self.builder.block)
         back = self.builder.cbranch(self.builder.icmp_signed("<", step, end), body, exit_)
-        hint = _LOOP_HINTS.get(kind)
+        hint = ("llvm.loop.unroll.disable", None) if rolled else _LOOP_HINTS.get(kind)
         if hint is None and innermost and self.shuffled_loads > shuffled \
                 and keep_rolled(self.target):
             hint = ("llvm.loop.unroll.disable", None)

@@ -45,6 +45,29 @@ def test_loop_kinds_left_to_llvm_get_loop_metadata():
         assert hint in str(cg.module)
 
 
+def test_loop_annotated_not_to_unroll_gets_unroll_disable():
+    """``codegen.llvm.unroll = False`` on a serial loop: LLVM is told not to unroll it (the
+    tuner's packing copies, which LLVM unrolled into code that only cost build time)."""
+    from codegen.llvm import CodeGenLLVM
+
+    def emitted(annotations):
+        func = _kernel()
+        loop = func.body
+        func = func.with_body(tir.For(loop.loop_var, loop.min, loop.extent, loop.kind, loop.body,
+                                      annotations=annotations))
+        cg = CodeGenLLVM(codegen.Target("llvm"))
+        cg.add_function("main", func)
+        return str(cg.module), func
+
+    text, func = emitted({"codegen.llvm.unroll": False})
+    assert "llvm.loop.unroll.disable" in text
+    a, b = np.arange(64, dtype="float32"), np.zeros(64, "float32")
+    codegen.build(func)(a, b)
+    np.testing.assert_array_equal(b, a * 3)
+    for annotations in ({"codegen.llvm.unroll": True}, {}):
+        assert "llvm.loop.unroll.disable" not in emitted(annotations)[0]
+
+
 def _index_kernel(rows=7, cols=13):
     """B[i, j] = A[rows - 1 - i, (cols - 1 - j) * 1 + 0] + A[i, j] over int32 loop vars: its
     flat indices are sums and products of loop vars, constants and the shape."""

@@ -155,6 +155,8 @@ class Deducer:
     def __init__(self, var: Var, ana: Analyzer, inner: dict[Var, IntervalSet],
                  bound_inside: set[Var]) -> None:
         self.var, self.ana, self.inner, self.bound_inside = var, ana, inner, bound_inside
+        # id(cond) -> (cond, _parts(cond)); holding cond keeps its id from being reused
+        self._forms: dict[int, tuple] = {}
 
     def deduce(self, cond: PrimExpr) -> Iterator[Partition]:
         """The partitions ``cond`` gives (none, one true, one false, or both)."""
@@ -186,7 +188,14 @@ class Deducer:
         return not any(contains(e, local) for e in ends)
 
     def _parts(self, cond: PrimExpr) -> tuple[int, IntervalSet, int] | None:
-        """``(c, [r_lo, r_hi], k)``: ``cond`` is ``c*v + r >= k`` with ``r`` in the interval."""
+        """``(c, [r_lo, r_hi], k)``: ``cond`` is ``c*v + r >= k`` with ``r`` in the interval
+        (worked out once per condition: ``_holds`` and ``_fails`` both ask)."""
+        known = self._forms.get(id(cond))
+        if known is None:
+            known = self._forms[id(cond)] = (cond, self._work_out_parts(cond))
+        return known[1]
+
+    def _work_out_parts(self, cond: PrimExpr) -> tuple[int, IntervalSet, int] | None:
         form = _offset(cond)
         if form is None:
             return None

@@ -88,11 +88,11 @@ class LoopUnroller(StmtMutator):
         self.steps, self.unroll_depth, self.has_normal_loop = 0, 0, False
         options = self._scoped_options(loop)
         saved = {name: getattr(self, name) for name in options}
-        self.__dict__.update(options)
+        self._set(options)
         try:
             new = self._visit_loop(loop)
         finally:
-            self.__dict__.update(saved)
+            self._set(saved)
         # What this loop counts adds to what its earlier siblings counted.
         self.steps += before[0]
         self.unroll_depth = max(self.unroll_depth, before[1])
@@ -113,6 +113,10 @@ class LoopUnroller(StmtMutator):
         if self.explicit_unroll or extent <= 0:
             return unroll(new)
         return new if new.kind == ForKind.UNROLLED else replace(new, kind=ForKind.UNROLLED)
+
+    def _set(self, options: dict[str, Any]) -> None:
+        for name, value in options.items():
+            setattr(self, name, value)
 
     @staticmethod
     def _scoped_options(loop: For) -> dict[str, Any]:

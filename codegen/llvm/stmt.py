@@ -27,6 +27,7 @@ _LOOP_HINTS = {
 
 #: The loop annotation that, when false, keeps LLVM from unrolling the loop.
 UNROLL_ANNOTATION = "codegen.llvm.unroll"
+_NO_UNROLL = ("llvm.loop.unroll.disable", None)
 
 
 class StmtCodegen:
@@ -110,10 +111,10 @@ class StmtCodegen:
         step = self.builder.add(index, int_constant(begin.type, 1), flags=nsw)
         index.add_incoming(step, self.builder.block)
         back = self.builder.cbranch(self.builder.icmp_signed("<", step, end), body, exit_)
-        hint = ("llvm.loop.unroll.disable", None) if rolled else _LOOP_HINTS.get(kind)
+        hint = _NO_UNROLL if rolled else _LOOP_HINTS.get(kind)
         if hint is None and innermost and self.shuffled_loads > shuffled \
                 and keep_rolled(self.target):
-            hint = ("llvm.loop.unroll.disable", None)
+            hint = _NO_UNROLL
         if hint is not None:
             back.set_metadata("llvm.loop", self.loop_metadata(*hint))
         self.builder.position_at_end(exit_)

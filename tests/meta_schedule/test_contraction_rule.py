@@ -122,3 +122,23 @@ def test_llvm_unrolls_the_tile_to_the_same_results(target):
     codegen.build(copied, target)(a, b, by_tir)
     np.testing.assert_array_equal(by_llvm, by_tir)
     np.testing.assert_allclose(by_llvm, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_operand_always_packed_from_128_rows(target):
+    """From 128 output rows on, packing B is not a decision of the search; below, it is
+    (copying B then costs more than 1% of the work)."""
+    from tirlite.meta_schedule.search import SearchSpace
+    from tirlite.meta_schedule.target_info import TargetInfo
+
+    info = TargetInfo.from_target(target)
+
+    def pack_choices(m):
+        space = SearchSpace(W.matmul(m, 256, 64), info)
+        cand = space.generate("default")
+        trace = str(cand.sch.trace)
+        packed = "cache_read" in trace
+        return trace.count("candidates=[1, 0]"), packed
+
+    assert pack_choices(128) == (0, True)
+    assert pack_choices(16) == (1, True)  # offered, and packing is the default

@@ -29,6 +29,7 @@ so the hot loop holds no guard and only the last partial tile keeps it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tir.expr import Var
@@ -42,6 +43,14 @@ from . import dot_intrin
 
 #: Accumulators beyond this many gave no speed on either x86 target measured (README).
 MAX_ACCUMULATORS = 12
+
+#: From this many output rows (all spatial iterations but the vector axis, each reading the
+#: whole operand once) on, the operand is always packed (not a decision of the search):
+#: the copy is then under 1% of the work, and unpacked B only ever won when timed warm,
+#: back to back. The tuner picked an unpacked 512^3 AVX-512 tile at 2.47 ms against the
+#: packed default's 2.58, which then ran at 2.9-3.3 ms against 2.65-2.87 interleaved with
+#: other kernels (README, Tuning); at 1024^3, or on AVX2, unpacked tiles ran 1.2-3.7x slower.
+PACK_ALWAYS_ROWS = 128
 
 
 def register_tiles(row_extent: int, vec_extent: int, lanes: int, registers: int,
@@ -121,7 +130,8 @@ def schedule_contraction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampl
     block = sch.get_block(kind.name)
     if c.vec_dim is not None:  # B[j, k]: only packed panels read j contiguously
         _pack(sch, block, c.pack_read, bn, lanes, c.vec_dim)
-    elif c.pack_read is not None and sampler.choose(sch, [1, 0], 0):
+    elif c.pack_read is not None and (_rows_reusing(kind) >= PACK_ALWAYS_ROWS
+                                      or sampler.choose(sch, [1, 0], 0)):
         _pack(sch, block, c.pack_read, bn, lanes)
     loops = sch.get_loops(block)
     row_o, row_i = sch.split(loops[c.row], [None, mr])
@@ -145,6 +155,12 @@ def schedule_contraction(sch: Schedule, kind: BlockKind, info: TargetInfo, sampl
     # LLVM unrolls the tile (UnrollLoop): the same machine code, built in half the time.
     sch.annotate(sch.get_loops(block)[0], "pragma_unroll_explicit", 0)
     return None
+
+
+def _rows_reusing(kind: BlockKind) -> int:
+    """How many times the block reads the operand along ``vec`` (its other spatial extents)."""
+    c = kind.contraction
+    return math.prod(kind.extents[k] for k in c.spatial if k != c.vec)
 
 
 def _default_unroll(extent: int) -> int:

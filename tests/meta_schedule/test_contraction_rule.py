@@ -15,6 +15,8 @@ from tir.schedule import tree
 from tir.stmt import For, ForKind
 from tirlite import meta_schedule as ms
 from tirlite.meta_schedule.rules import contraction
+from tirlite.meta_schedule.search import SearchSpace
+from tirlite.meta_schedule.target_info import TargetInfo
 from tirlite.meta_schedule.testing import te_workload as W
 
 AVX2 = "llvm -mcpu=znver3"
@@ -88,13 +90,13 @@ def test_three_register_tile_with_a_fused_bias_relu(target, monkeypatch):
 
 
 
+def _loops(func, keep):
+    """The loops of ``func`` for which ``keep(loop)`` holds."""
+    return [s for s, _ in tree.walk(func.body) if isinstance(s, For) and keep(s)]
+
+
 def _has_unrolled_loops(func):
-    return any(isinstance(s, For) and s.kind == ForKind.UNROLLED for s, _ in tree.walk(func.body))
-
-
-def _annotated_loops(func):
-    return [s for s, _ in tree.walk(func.body)
-            if isinstance(s, For) and "pragma_unroll_explicit" in s.annotations]
+    return bool(_loops(func, lambda lp: lp.kind == ForKind.UNROLLED))
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -106,9 +108,8 @@ def test_llvm_unrolls_the_tile_to_the_same_results(target):
     m, n, k = 29, 9 * lanes + 3, 37  # partial tiles on both axes, k not a multiple of ku
     func = W.matmul(m, n, k)
     scheduled = ms.apply_default_schedule(func, target=target)["main"]
-    annotated = _annotated_loops(scheduled)
-    packing = [s for s, _ in tree.walk(scheduled.body)
-               if isinstance(s, For) and s.annotations.get("codegen.llvm.unroll") is False]
+    annotated = _loops(scheduled, lambda lp: "pragma_unroll_explicit" in lp.annotations)
+    packing = _loops(scheduled, lambda lp: lp.annotations.get("codegen.llvm.unroll") is False)
     assert len(packing) == 1  # B's panel copy (n > 64): LLVM leaves it rolled
     assert annotated and all(lp.annotations["pragma_unroll_explicit"] == 0 for lp in annotated)
     assert _has_unrolled_loops(codegen.lower(scheduled, target)["main"])
@@ -128,9 +129,6 @@ def test_llvm_unrolls_the_tile_to_the_same_results(target):
 def test_operand_always_packed_from_128_rows(target):
     """From 128 output rows on, packing B is not a decision of the search; below, it is
     (copying B then costs more than 1% of the work)."""
-    from tirlite.meta_schedule.search import SearchSpace
-    from tirlite.meta_schedule.target_info import TargetInfo
-
     info = TargetInfo.from_target(target)
 
     def pack_choices(m):
